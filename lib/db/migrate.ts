@@ -1,0 +1,90 @@
+import { createHash } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import path from "node:path";
+import pg from "pg";
+
+/** Prisma's layout: prisma/migrations/<timestamp>_<name>/migration.sql, applied in name order. */
+export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "../../prisma/migrations");
+
+// Any constant works; it only has to be the same for every process that migrates.
+const MIGRATION_LOCK_KEY = 727_001;
+
+export interface Migration {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export interface MigrationResult {
+  applied: string[];
+  alreadyApplied: number;
+}
+
+export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const names = entries
+    .filter((e) => e.isDirectory() && /^\d{14}_[a-z0-9_]+$/.test(e.name))
+    .map((e) => e.name)
+    .sort();
+  return Promise.all(
+    names.map(async (name) => {
+      const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");
+      return { name, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    }),
+  );
+}
+
+/**
+ * Applies pending migrations, each in its own transaction, under an advisory lock so that two
+ * processes starting at once cannot both apply one. An applied migration whose file changed
+ * afterwards is an error: the database would no longer match the code that describes it.
+ */
+export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+  const migrations = await loadMigrations(dir);
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
+    await client.query(`CREATE TABLE IF NOT EXISTS "_review_console_migrations" (
+      "name" TEXT PRIMARY KEY,
+      "checksum" TEXT NOT NULL,
+      "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+    const { rows } = await client.query<{ name: string; checksum: string }>(
+      `SELECT name, checksum FROM "_review_console_migrations"`,
+    );
+    const done = new Map(rows.map((r) => [r.name, r.checksum]));
+    const known = new Set(migrations.map((m) => m.name));
+    const unknown = [...done.keys()].filter((n) => !known.has(n));
+    if (unknown.length > 0) {
+      throw new Error(`database has migrations this code does not know: ${unknown.join(", ")}`);
+    }
+    const applied: string[] = [];
+    for (const m of migrations) {
+      const checksum = done.get(m.name);
+      if (checksum !== undefined) {
+        if (checksum !== m.checksum) {
+          throw new Error(`migration ${m.name} was changed after it was applied (checksum differs)`);
+        }
+        continue;
+      }
+      await client.query("BEGIN");
+      try {
+        await client.query(m.sql);
+        await client.query(`INSERT INTO "_review_console_migrations" (name, checksum) VALUES ($1, $2)`, [
+          m.name,
+          m.checksum,
+        ]);
+        await client.query("COMMIT");
+      } catch (error) {
+        await client.query("ROLLBACK");
+        throw new Error(`migration ${m.name} failed: ${(error as Error).message}`, { cause: error });
+      }
+      applied.push(m.name);
+    }
+    return { applied, alreadyApplied: migrations.length - applied.length };
+  } finally {
+    await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
+    await client.end();
+  }
+}

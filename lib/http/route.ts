@@ -1,0 +1,48 @@
+import type { z } from "zod";
+import { type Actor, authenticate, authorize } from "@/lib/auth/actor";
+import type { Permission } from "@/lib/auth/roles";
+import { log } from "@/lib/log";
+import { readJsonBody } from "./body";
+import { ApiError, errorResponse, validationError } from "./errors";
+
+interface RouteContext<P> {
+  request: Request;
+  actor: Actor;
+  params: P;
+}
+
+/**
+ * Every API handler has the same shape: authenticate, authorize, then run. Expected refusals
+ * are ApiErrors with their status; anything else is logged and answered with a bare 500.
+ */
+export function apiRoute<P = Record<string, never>>(
+  permission: Permission,
+  handler: (context: RouteContext<P>) => Promise<Response>,
+) {
+  return async (request: Request, context?: { params?: Promise<P> }): Promise<Response> => {
+    try {
+      const actor = await authenticate(request);
+      await authorize(actor, permission, request);
+      const params = ((await context?.params) ?? {}) as P;
+      return await handler({ request, actor, params });
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error);
+      log.error({ err: error, method: request.method, url: request.url }, "request failed");
+      return errorResponse(new ApiError(500, "internal", "internal error"));
+    }
+  };
+}
+
+export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  const body = await readJsonBody(request);
+  const result = schema.safeParse(body);
+  if (!result.success) throw validationError(result.error);
+  return result.data;
+}
+
+export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const result = schema.safeParse(params);
+  if (!result.success) throw validationError(result.error);
+  return result.data;
+}

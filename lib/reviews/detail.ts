@@ -1,0 +1,98 @@
+import { db } from "@/lib/db/client";
+import type { ReviewListItem } from "./list";
+import type { ReviewStatus } from "./schema";
+
+/** Prisma names enum members with `_`; the API and the database use `-`. */
+export function apiEnum<T extends string>(value: string): T {
+  return value.replaceAll("_", "-") as T;
+}
+
+const num = (value: bigint | null) => (value === null ? null : Number(value));
+const iso = (value: Date | null) => (value === null ? null : value.toISOString());
+
+export async function getReview(id: string) {
+  const client = db();
+  const record = await client.reviewRecord.findUnique({
+    where: { id },
+    include: {
+      revisions: { orderBy: { number: "asc" } },
+      history: { orderBy: { id: "asc" } },
+      replays: { orderBy: { createdAt: "asc" } },
+    },
+  });
+  if (!record) return null;
+  const [journal, sequence] = await Promise.all([
+    record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
+    record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
+  ]);
+  const item: ReviewListItem = {
+    id: record.id,
+    status: apiEnum<ReviewStatus>(record.status),
+    category: apiEnum(record.category),
+    reason: record.reason,
+    kind: record.kind,
+    messageId: record.messageId,
+    effectKey: record.effectKey,
+    sequenceKey: record.sequenceKey,
+    sequence: num(record.sequence),
+    attempts: record.attempts,
+    requiredCheck: record.requiredCheck,
+    version: record.version,
+    firstSeenAt: record.firstSeenAt.toISOString(),
+    lastSeenAt: record.lastSeenAt.toISOString(),
+  };
+  return {
+    ...item,
+    reportCount: record.reportCount,
+    lastError: record.lastError,
+    payloadSchema: record.payloadSchema,
+    source: record.source,
+    updatedAt: record.updatedAt.toISOString(),
+    message: record.message,
+    revisions: record.revisions.map((r) => ({
+      number: r.number,
+      envelope: r.envelope,
+      reason: r.reason,
+      createdBy: r.createdBy,
+      createdAt: r.createdAt.toISOString(),
+    })),
+    history: record.history.map((h) => ({
+      id: Number(h.id),
+      at: h.at.toISOString(),
+      actor: h.actor,
+      action: h.action,
+      fromStatus: h.fromStatus ? apiEnum(h.fromStatus) : null,
+      toStatus: h.toStatus ? apiEnum(h.toStatus) : null,
+      reason: h.reason,
+      details: h.details,
+    })),
+    replays: record.replays.map((r) => ({
+      id: r.id,
+      revisionNumber: r.revisionNumber,
+      state: apiEnum(r.state),
+      runAt: r.runAt.toISOString(),
+      claimedBy: r.claimedBy,
+      claimExpiresAt: iso(r.claimExpiresAt),
+      detail: r.detail,
+      createdBy: r.createdBy,
+      createdAt: r.createdAt.toISOString(),
+      completedAt: iso(r.completedAt),
+    })),
+    journal: journal && {
+      effectKey: journal.effectKey,
+      state: journal.state,
+      messageId: journal.messageId,
+      sequenceKey: journal.sequenceKey,
+      sequence: num(journal.sequence),
+      providerRef: journal.providerRef,
+      leaseExpiresAt: iso(journal.leaseExpiresAt),
+      startedAt: journal.startedAt.toISOString(),
+      updatedAt: journal.updatedAt.toISOString(),
+    },
+    sequence: sequence && {
+      sequenceKey: sequence.sequenceKey,
+      lastSequence: Number(sequence.lastSequence),
+      updatedAt: sequence.updatedAt.toISOString(),
+    },
+  };
+}

@@ -1,0 +1,175 @@
+import { createHash } from "node:crypto";
+import { readEnvelopeKeys } from "@/lib/contract/envelope";
+import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Actor } from "@/lib/auth/actor";
+import type { ReportInput, ReviewStatus } from "./schema";
+
+export interface IntakeResult {
+  id: string;
+  status: ReviewStatus;
+  /** true when this report created the record, false when it joined an active one. */
+  created: boolean;
+  attempts: number;
+}
+
+// B-tree entries are limited to about 2.7 kB; keys longer than this are indexed by a prefix.
+const INDEXED_KEY_CHARS = 500;
+
+function indexable(value: string | null): string | null {
+  if (value === null) return null;
+  // A NUL cannot be stored in PostgreSQL text; the raw message keeps the original.
+  const clean = value.replaceAll("\u0000", "\uFFFD");
+  return clean.length > INDEXED_KEY_CHARS ? clean.slice(0, INDEXED_KEY_CHARS) : clean;
+}
+
+/** `id:<message id>` when the message has one, else a fingerprint of its text. */
+export function messageKeyOf(messageText: string, messageId: string | null): string {
+  if (messageId !== null && messageId.length <= 200 && !messageId.includes("\u0000")) return `id:${messageId}`;
+  const basis = messageId !== null ? `id:${messageId}` : messageText;
+  return `fp:${createHash("sha256").update(basis).digest("hex")}`;
+}
+
+interface PreparedReport {
+  input: ReportInput;
+  messageText: string;
+  messageKey: string;
+  keys: ReturnType<typeof readEnvelopeKeys>;
+}
+
+function prepare(input: ReportInput): PreparedReport {
+  // JSON.stringify keeps the received key order; the `json` column then keeps this text as is.
+  const messageText = JSON.stringify(input.message);
+  const keys = readEnvelopeKeys(input.message);
+  return { input, messageText, keys, messageKey: messageKeyOf(messageText, keys.id) };
+}
+
+/**
+ * One statement per round: upsert the records on the active-message index, add a history entry
+ * each, and append each to the decision log, all in the statement's one transaction. The log
+ * insert runs last in it, so the chain's lock is held only until the commit right after.
+ */
+const INTAKE_SQL = `
+WITH input AS (
+  SELECT * FROM unnest(
+    $1::int[], $2::"ReviewCategory"[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[],
+    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::text[]
+  ) AS t(ord, category, reason, required_check, attempts, last_error, message, message_key,
+         message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
+), up AS (
+  INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, message,
+      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
+  SELECT category, reason, required_check, attempts, last_error, message::json,
+      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source::jsonb
+    FROM input ORDER BY ord
+  ON CONFLICT (message_key) WHERE status IN ('open', 'replay-scheduled', 'replaying')
+  DO UPDATE SET
+      -- Every report is at least one more failed attempt, even when the consumer's own
+      -- counter restarted (a new worker, a redelivery after a crash).
+      attempts = GREATEST(r.attempts + 1, EXCLUDED.attempts),
+      report_count = r.report_count + 1,
+      category = EXCLUDED.category,
+      reason = EXCLUDED.reason,
+      required_check = EXCLUDED.required_check,
+      last_error = COALESCE(EXCLUDED.last_error, r.last_error),
+      source = COALESCE(EXCLUDED.source, r.source),
+      last_seen_at = now(),
+      updated_at = now(),
+      version = r.version + 1
+  RETURNING r.id, r.message_key, r.status::text AS status, r.attempts, r.effect_key, (r.xmax = 0) AS created
+), history AS (
+  INSERT INTO review_history (review_id, actor, action, to_status, reason, details)
+  SELECT up.id, $16, CASE WHEN up.created THEN 'reported' ELSE 'reported-again' END, up.status::"ReviewStatus",
+         i.reason, jsonb_build_object('category', i.category, 'attempts', up.attempts, 'reportedAttempts', i.attempts,
+                                      'lastError', i.last_error, 'source', i.source::jsonb)
+    FROM up JOIN input i USING (message_key)
+), logged AS (
+  INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+  SELECT $16, $17, CASE WHEN up.created THEN 'review.reported' ELSE 'review.reported-again' END,
+         up.id, up.effect_key, i.reason,
+         jsonb_build_object('category', i.category, 'attempts', up.attempts, 'messageId', i.message_id,
+                            'kind', i.kind, 'source', i.source::jsonb)
+    FROM up JOIN input i USING (message_key) ORDER BY i.ord
+)
+SELECT up.id::text AS id, up.message_key, up.status, up.attempts, up.created FROM up`;
+
+interface IntakeRow {
+  id: string;
+  message_key: string;
+  status: ReviewStatus;
+  attempts: number;
+  created: boolean;
+}
+
+type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe">;
+
+async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Promise<Map<string, IntakeRow>> {
+  const col = <T>(f: (r: PreparedReport, i: number) => T) => reports.map(f);
+  const rows = await tx.$queryRawUnsafe<IntakeRow[]>(
+    INTAKE_SQL,
+    col((_, i) => i),
+    col((r) => r.input.category),
+    col((r) => r.input.reason),
+    col((r) => r.input.requiredCheck),
+    col((r) => r.input.attempts),
+    col((r) => r.input.lastError ?? null),
+    col((r) => r.messageText),
+    col((r) => r.messageKey),
+    col((r) => indexable(r.keys.id)),
+    col((r) => indexable(r.keys.kind)),
+    col((r) => indexable(r.keys.effectKey)),
+    col((r) => indexable(r.keys.sequenceKey)),
+    col((r) => (r.keys.sequence === null ? null : String(r.keys.sequence))),
+    col((r) => indexable(r.keys.schema)),
+    col((r) => (r.input.source ? JSON.stringify(r.input.source) : null)),
+    actor.label,
+    actor.role,
+  );
+  return new Map(rows.map((row) => [row.message_key, row]));
+}
+
+/**
+ * Splits reports into rounds in which each message appears once: one INSERT .. ON CONFLICT may
+ * not touch the same row twice, and applying repeats in order gives the same result as sending
+ * them one by one.
+ */
+function rounds(prepared: PreparedReport[]): { report: PreparedReport; index: number }[][] {
+  const out: { report: PreparedReport; index: number }[][] = [];
+  let pending = prepared.map((report, index) => ({ report, index }));
+  while (pending.length > 0) {
+    const seen = new Set<string>();
+    const round: typeof pending = [];
+    const later: typeof pending = [];
+    for (const item of pending) {
+      (seen.has(item.report.messageKey) ? later : round).push(item);
+      seen.add(item.report.messageKey);
+    }
+    out.push(round);
+    pending = later;
+  }
+  return out;
+}
+
+/** Records reports: all of them or, on an unexpected error, none. */
+export async function intakeReports(inputs: ReportInput[], actor: Actor): Promise<IntakeResult[]> {
+  const plan = rounds(inputs.map(prepare));
+  const results: IntakeResult[] = new Array(inputs.length);
+  const run = async (tx: Tx) => {
+    for (const round of plan) {
+      const rows = await intakeRound(
+        tx,
+        round.map((item) => item.report),
+        actor,
+      );
+      for (const item of round) {
+        const row = rows.get(item.report.messageKey);
+        if (!row) throw new Error(`intake returned no row for ${item.report.messageKey}`);
+        results[item.index] = { id: row.id, status: row.status, created: row.created, attempts: row.attempts };
+      }
+    }
+  };
+  // The common case, one round, is a single statement and so already atomic.
+  if (plan.length === 1) await run(db());
+  else await db().$transaction((tx) => run(tx));
+  return results;
+}

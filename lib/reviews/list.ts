@@ -1,0 +1,99 @@
+import { db } from "@/lib/db/client";
+import { decodeCursor, encodeCursor } from "./cursor";
+import type { ListQuery, ReviewStatus } from "./schema";
+
+export interface ReviewListItem {
+  id: string;
+  status: ReviewStatus;
+  category: string;
+  reason: string;
+  kind: string | null;
+  messageId: string | null;
+  effectKey: string | null;
+  sequenceKey: string | null;
+  sequence: number | null;
+  attempts: number;
+  requiredCheck: string;
+  version: number;
+  firstSeenAt: string;
+  lastSeenAt: string;
+}
+
+interface ListRow {
+  seq: bigint;
+  id: string;
+  status: ReviewStatus;
+  category: string;
+  reason: string;
+  kind: string | null;
+  message_id: string | null;
+  effect_key: string | null;
+  sequence_key: string | null;
+  sequence: bigint | null;
+  attempts: number;
+  required_check: string;
+  version: number;
+  first_seen_at: Date;
+  last_seen_at: Date;
+}
+
+export const DEFAULT_LIMIT = 50;
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/**
+ * Newest first by `seq`, keyset-paginated: a page deep in the list costs what the first does,
+ * because each page starts from an index position instead of counting past earlier rows.
+ */
+export async function listReviews(query: ListQuery): Promise<{ items: ReviewListItem[]; nextCursor: string | null }> {
+  const limit = query.limit ?? DEFAULT_LIMIT;
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const add = (clause: (placeholder: string) => string, value: unknown) => {
+    params.push(value);
+    where.push(clause(`$${params.length}`));
+  };
+  if (query.status) add((p) => `status = ANY(${p}::"ReviewStatus"[])`, query.status);
+  if (query.category) add((p) => `category = ANY(${p}::"ReviewCategory"[])`, query.category);
+  if (query.reason) add((p) => `reason = ${p}`, query.reason);
+  if (query.kind) add((p) => `kind = ${p}`, query.kind);
+  if (query.sequenceKey) add((p) => `sequence_key = ${p}`, query.sequenceKey);
+  if (query.effectKey) add((p) => `effect_key = ${p}`, query.effectKey);
+  if (query.q) add((p) => `review_search_text(id, message) LIKE ${p}`, `%${escapeLike(query.q.toLowerCase())}%`);
+  if (query.cursor) add((p) => `seq < ${p}`, decodeCursor(query.cursor));
+  params.push(limit + 1);
+  const sql = `SELECT seq, id::text AS id, status::text AS status, category::text AS category, reason, kind,
+      message_id, effect_key, sequence_key, sequence, attempts, required_check, version, first_seen_at, last_seen_at
+    FROM review_records
+    ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+    ORDER BY seq DESC
+    LIMIT $${params.length}`;
+  const rows = await db().$queryRawUnsafe<ListRow[]>(sql, ...params);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(toListItem),
+    nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null,
+  };
+}
+
+function toListItem(row: ListRow): ReviewListItem {
+  return {
+    id: row.id,
+    status: row.status,
+    category: row.category,
+    reason: row.reason,
+    kind: row.kind,
+    messageId: row.message_id,
+    effectKey: row.effect_key,
+    sequenceKey: row.sequence_key,
+    sequence: row.sequence === null ? null : Number(row.sequence),
+    attempts: row.attempts,
+    requiredCheck: row.required_check,
+    version: row.version,
+    firstSeenAt: row.first_seen_at.toISOString(),
+    lastSeenAt: row.last_seen_at.toISOString(),
+  };
+}

@@ -1,0 +1,75 @@
+import { z } from "zod";
+import { REVIEW_CATEGORIES } from "@/lib/contract/decide";
+
+// Isomorphic: shared by the API handlers and, later, the console's forms. No database here.
+
+export const REVIEW_STATUSES = ["open", "replay-scheduled", "replaying", "resolved", "cancelled"] as const;
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
+
+/** Statuses in which a record still awaits its outcome; a new report of its message joins it. */
+export const ACTIVE_STATUSES: ReviewStatus[] = ["open", "replay-scheduled", "replaying"];
+
+export const MAX_BATCH = 500;
+
+// PostgreSQL text cannot hold NUL; refusing it here keeps it a 400 instead of a database error.
+const noNul = (s: string) => !s.includes("\u0000");
+const plain = (max: number) => z.string().max(max).refine(noNul, "must not contain NUL characters");
+const text = (max: number) =>
+  z.string().trim().min(1, "must not be empty").max(max).refine(noNul, "must not contain NUL characters");
+
+export const sourceSchema = z.object({
+  transport: text(100),
+  queue: plain(500).optional(),
+  consumer: plain(200).optional(),
+  transportId: plain(500).optional(),
+});
+
+export const reportSchema = z.object({
+  category: z.enum(REVIEW_CATEGORIES),
+  reason: text(200),
+  requiredCheck: text(2000),
+  attempts: z.int().min(0).max(1_000_000),
+  lastError: plain(20_000).optional(),
+  source: sourceSchema.optional(),
+  // The envelope as the consumer received it, valid or not; only its presence is required.
+  message: z.json().refine((m) => m !== undefined, "is required"),
+});
+export type ReportInput = z.infer<typeof reportSchema>;
+
+export const batchSchema = z.object({
+  records: z.array(z.unknown()).min(1, "must hold at least one record").max(MAX_BATCH, `at most ${MAX_BATCH} records`),
+});
+
+/** A comma-separated list of allowed values, e.g. `status=open,replaying`. */
+function listOf<const T extends readonly [string, ...string[]]>(values: T) {
+  return z
+    .string()
+    .transform((s) =>
+      s
+        .split(",")
+        .map((v) => v.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.enum(values)).min(1).max(values.length));
+}
+
+const filterText = text(500);
+
+export const listQuerySchema = z.object({
+  status: listOf(REVIEW_STATUSES).optional(),
+  category: listOf(REVIEW_CATEGORIES).optional(),
+  reason: filterText.optional(),
+  kind: filterText.optional(),
+  sequenceKey: filterText.optional(),
+  effectKey: filterText.optional(),
+  q: z
+    .string()
+    .trim()
+    .min(2, "must have at least 2 characters")
+    .max(200)
+    .refine(noNul, "must not contain NUL characters")
+    .optional(),
+  cursor: z.string().max(100).optional(),
+  limit: z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.int().min(1).max(500)).optional(),
+});
+export type ListQuery = z.infer<typeof listQuerySchema>;
