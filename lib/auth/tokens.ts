@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import type { Role } from "./roles";
 
@@ -19,12 +20,26 @@ export interface TokenActor {
   role: Role;
 }
 
-export async function createApiToken(name: string, role: Role): Promise<{ token: string; id: string }> {
+/** Issues a token; only its hash is stored, so the caller must hand the token over now. */
+export async function createApiToken(
+  name: string,
+  role: Role,
+  actor = "system:cli",
+): Promise<{ id: string; token: string }> {
   const token = newToken();
-  const row = await db().apiToken.create({
-    data: { name, role, tokenHash: hashToken(token), prefix: token.slice(0, 12) },
+  const row = await db().$transaction(async (tx) => {
+    const created = await tx.apiToken.create({
+      data: { name, role, tokenHash: hashToken(token), prefix: token.slice(0, 12) },
+    });
+    await appendDecision(tx, {
+      actor,
+      action: "token.created",
+      reason: `issued token ${name} for role ${role}`,
+      details: { tokenId: created.id, name, role, prefix: created.prefix },
+    });
+    return created;
   });
-  return { token, id: row.id };
+  return { id: row.id, token };
 }
 
 export async function findTokenActor(token: string): Promise<TokenActor | null> {

@@ -16,6 +16,10 @@ const USER = "postgres";
 // The server listens on 127.0.0.1 only; the password keeps other local users out of it.
 const PASSWORD = "review-console";
 
+export function embeddedDatabaseUrl(port: number, name: string): string {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+}
+
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -61,8 +65,7 @@ export async function startEmbeddedPostgres(options: {
     await server.initialise();
   }
   await server.start();
-  const databaseUrl = (name: string) =>
-    `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
+  const databaseUrl = (name: string) => embeddedDatabaseUrl(port, name);
   return { serverUrl: databaseUrl("postgres"), databaseUrl, stop: () => server.stop() };
 }
 

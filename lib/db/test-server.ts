@@ -1,11 +1,11 @@
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "./embedded";
 
-export const TEST_DATA_DIR = path.resolve(import.meta.dirname, "../../.data/pg-test");
-
 /**
  * The PostgreSQL server tests create their databases on: TEST_PG_SERVER_URL, else the server
- * of DATABASE_URL, else an embedded one started here (stopped by the returned function).
+ * of DATABASE_URL, else an embedded one started here in a folder of its own (so two test runs
+ * at once do not fight over one data directory), removed again by the returned `stop`.
  */
 export async function resolveTestServer(): Promise<{ serverUrl: string; stop: () => Promise<void> }> {
   const explicit = process.env.TEST_PG_SERVER_URL ?? process.env.DATABASE_URL;
@@ -14,6 +14,13 @@ export async function resolveTestServer(): Promise<{ serverUrl: string; stop: ()
     url.pathname = "/postgres";
     return { serverUrl: url.toString(), stop: async () => {} };
   }
-  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir: TEST_DATA_DIR, fast: true });
-  return { serverUrl: embedded.serverUrl, stop: () => embedded.stop() };
+  const dataDir = path.resolve(import.meta.dirname, `../../.data/pg-test-${process.pid}`);
+  const embedded: EmbeddedDatabase = await startEmbeddedPostgres({ dataDir, fast: true });
+  return {
+    serverUrl: embedded.serverUrl,
+    stop: async () => {
+      await embedded.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
 }

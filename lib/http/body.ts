@@ -6,7 +6,10 @@ export const MAX_BODY_BYTES = Number(process.env.MAX_BODY_BYTES ?? 1024 * 1024);
  * Reads a JSON body: 415 unless it is declared JSON, 413 past the limit (counted while
  * streaming, so a missing or lying Content-Length does not help), 400 when it does not parse.
  */
-export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES): Promise<unknown> {
+export async function readJsonBody(
+  request: Request,
+  maxBytes = MAX_BODY_BYTES,
+): Promise<{ value: unknown; text: string }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
     throw new ApiError(415, "unsupported-media-type", "the body must be JSON (Content-Type: application/json)");
@@ -30,7 +33,7 @@ export async function readJsonBody(request: Request, maxBytes = MAX_BODY_BYTES):
   }
   const text = Buffer.concat(chunks).toString("utf8");
   try {
-    return JSON.parse(text);
+    return { value: JSON.parse(text) as unknown, text };
   } catch {
     throw new ApiError(400, "invalid-json", "the body is not valid JSON");
   }

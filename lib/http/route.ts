@@ -33,11 +33,15 @@ export function apiRoute<P = Record<string, never>>(
   };
 }
 
-export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+/** The validated body, and its text for handlers that must keep part of it exactly as sent. */
+export async function parseJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+): Promise<{ data: z.infer<S>; text: string }> {
   const body = await readJsonBody(request);
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body.value);
   if (!result.success) throw validationError(result.error);
-  return result.data;
+  return { data: result.data, text: body.text };
 }
 
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {

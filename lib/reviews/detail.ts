@@ -14,6 +14,8 @@ export async function getReview(id: string) {
   const client = db();
   const record = await client.reviewRecord.findUnique({
     where: { id },
+    // Prisma would hand back the parsed message; the exact text is read below instead.
+    omit: { message: true },
     include: {
       revisions: { orderBy: { number: "asc" } },
       history: { orderBy: { id: "asc" } },
@@ -21,9 +23,13 @@ export async function getReview(id: string) {
     },
   });
   if (!record) return null;
-  const [journal, sequence] = await Promise.all([
+  const [journal, sequence, message] = await Promise.all([
     record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
+    client.$queryRawUnsafe<{ text: string }[]>(
+      "SELECT message::text AS text FROM review_records WHERE id = $1::uuid",
+      id,
+    ),
   ]);
   const item: ReviewListItem = {
     id: record.id,
@@ -48,7 +54,8 @@ export async function getReview(id: string) {
     payloadSchema: record.payloadSchema,
     source: record.source,
     updatedAt: record.updatedAt.toISOString(),
-    message: record.message,
+    /** The message as JSON text, byte for byte as the consumer sent it. */
+    messageText: message[0]?.text ?? "null",
     revisions: record.revisions.map((r) => ({
       number: r.number,
       envelope: r.envelope,
@@ -89,7 +96,10 @@ export async function getReview(id: string) {
       startedAt: journal.startedAt.toISOString(),
       updatedAt: journal.updatedAt.toISOString(),
     },
-    sequence: sequence && {
+    // API.md names both the item's sequence number and the key's state `sequence`; the number
+    // keeps the name (the item's fields stay as in the list), the state is `sequenceState`.
+    // docs/decisions/0004-detail-sequence-state.md.
+    sequenceState: sequence && {
       sequenceKey: sequence.sequenceKey,
       lastSequence: Number(sequence.lastSequence),
       updatedAt: sequence.updatedAt.toISOString(),

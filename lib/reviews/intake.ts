@@ -37,11 +37,18 @@ interface PreparedReport {
   keys: ReturnType<typeof readEnvelopeKeys>;
 }
 
-function prepare(input: ReportInput): PreparedReport {
-  // JSON.stringify keeps the received key order; the `json` column then keeps this text as is.
-  const messageText = JSON.stringify(input.message);
+export interface Report {
+  input: ReportInput;
+  /** The message's JSON text exactly as it was sent; JSON.stringify of the parsed value if absent. */
+  rawMessage?: string;
+}
+
+function prepare({ input, rawMessage }: Report): PreparedReport {
+  // The fingerprint reads the parsed form, so the same message sent with other white space is
+  // still the same message; the `json` column keeps the raw text byte for byte.
+  const canonical = JSON.stringify(input.message);
   const keys = readEnvelopeKeys(input.message);
-  return { input, messageText, keys, messageKey: messageKeyOf(messageText, keys.id) };
+  return { input, messageText: rawMessage ?? canonical, keys, messageKey: messageKeyOf(canonical, keys.id) };
 }
 
 /**
@@ -151,7 +158,7 @@ function rounds(prepared: PreparedReport[]): { report: PreparedReport; index: nu
 }
 
 /** Records reports: all of them or, on an unexpected error, none. */
-export async function intakeReports(inputs: ReportInput[], actor: Actor): Promise<IntakeResult[]> {
+export async function intakeReports(inputs: Report[], actor: Actor): Promise<IntakeResult[]> {
   const plan = rounds(inputs.map(prepare));
   const results: IntakeResult[] = new Array(inputs.length);
   const run = async (tx: Tx) => {

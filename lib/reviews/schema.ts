@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { REVIEW_CATEGORIES } from "@/lib/contract/decide";
+import { messageShapeProblem } from "./message-shape";
 
 // Isomorphic: shared by the API handlers and, later, the console's forms. No database here.
 
@@ -31,8 +32,16 @@ export const reportSchema = z.object({
   attempts: z.int().min(0).max(1_000_000),
   lastError: plain(20_000).optional(),
   source: sourceSchema.optional(),
-  // The envelope as the consumer received it, valid or not; only its presence is required.
-  message: z.json().refine((m) => m !== undefined, "is required"),
+  // The envelope as the consumer received it, valid or not. It came out of JSON.parse, so it is
+  // JSON already; only its presence and what the database cannot store are checked.
+  message: z.unknown().superRefine((message, ctx) => {
+    if (message === undefined) {
+      ctx.addIssue({ code: "custom", message: "is required" });
+      return;
+    }
+    const problem = messageShapeProblem(message);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  }),
 });
 export type ReportInput = z.infer<typeof reportSchema>;
 

@@ -50,10 +50,11 @@ CREATE UNIQUE INDEX "review_records_active_message_key"
     ON "review_records"("message_key")
     WHERE "status" IN ('open', 'replay-scheduled', 'replaying');
 
--- Free-text search (`q`) over the record id and the raw message (id, keys, payload).
+-- Free-text search (`q`) over the record id and the raw message (id, keys, payload). The two
+-- commonest JSON escapes are undone so that `he said "hi"` or `C:\temp` match as typed.
 CREATE FUNCTION review_search_text(record_id UUID, message JSON) RETURNS TEXT
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$ SELECT lower(record_id::text || ' ' || message::text) $$;
+    AS $$ SELECT lower(record_id::text || ' ' || replace(replace(message::text, '\\', '\'), '\"', '"')) $$;
 CREATE INDEX "review_records_search_trgm"
     ON "review_records" USING gin (review_search_text("id", "message") gin_trgm_ops);
 

@@ -1,3 +1,4 @@
+import { objectMembers, sliceSpan } from "@/lib/http/raw-json";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
 import { intakeReports } from "@/lib/reviews/intake";
 import { listReviews } from "@/lib/reviews/list";
@@ -9,8 +10,9 @@ export const GET = apiRoute("reviews.read", async ({ request }) => {
 });
 
 export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
-  const report = await parseJsonBody(request, reportSchema);
-  const [result] = await intakeReports([report], actor);
+  const { data, text } = await parseJsonBody(request, reportSchema);
+  const rawMessage = sliceSpan(text, objectMembers(text, 0).get("message"));
+  const [result] = await intakeReports([{ input: data, rawMessage }], actor);
   if (!result) throw new Error("intake returned nothing");
   return Response.json(
     { id: result.id, status: result.status, attempts: result.attempts },

