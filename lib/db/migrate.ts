@@ -22,10 +22,13 @@ export interface MigrationResult {
 
 export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries
-    .filter((e) => e.isDirectory() && /^\d{14}_[a-z0-9_]+$/.test(e.name))
-    .map((e) => e.name)
-    .sort();
+  const folders = entries.filter((e) => e.isDirectory()).map((e) => e.name);
+  // A misnamed folder would otherwise be skipped silently and never applied.
+  const misnamed = folders.filter((name) => !/^\d{14}_[a-z0-9_]+$/.test(name));
+  if (misnamed.length > 0) {
+    throw new Error(`migration folders must be named <14 digits>_<lower_snake_name>: ${misnamed.join(", ")}`);
+  }
+  const names = folders.sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(path.join(dir, name, "migration.sql"), "utf8");

@@ -98,11 +98,12 @@ WITH input AS (
                             'kind', i.kind, 'source', i.source::jsonb)
     FROM up JOIN input i USING (message_key) ORDER BY i.ord
 )
-SELECT up.id::text AS id, up.message_key, up.status, up.attempts, up.created FROM up`;
+SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created FROM up JOIN input i USING (message_key)`;
 
 interface IntakeRow {
+  /** The report's position in its round: joined in SQL, so text the database normalises cannot mismatch. */
+  ord: number;
   id: string;
-  message_key: string;
   status: ReviewStatus;
   attempts: number;
   created: boolean;
@@ -110,7 +111,7 @@ interface IntakeRow {
 
 type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe">;
 
-async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Promise<Map<string, IntakeRow>> {
+async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Promise<Map<number, IntakeRow>> {
   const col = <T>(f: (r: PreparedReport, i: number) => T) => reports.map(f);
   const rows = await tx.$queryRawUnsafe<IntakeRow[]>(
     INTAKE_SQL,
@@ -132,7 +133,7 @@ async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Pro
     actor.label,
     actor.role,
   );
-  return new Map(rows.map((row) => [row.message_key, row]));
+  return new Map(rows.map((row) => [row.ord, row]));
 }
 
 /**
@@ -168,8 +169,8 @@ export async function intakeReports(inputs: Report[], actor: Actor): Promise<Int
         round.map((item) => item.report),
         actor,
       );
-      for (const item of round) {
-        const row = rows.get(item.report.messageKey);
+      for (const [ord, item] of round.entries()) {
+        const row = rows.get(ord);
         if (!row) throw new Error(`intake returned no row for ${item.report.messageKey}`);
         results[item.index] = { id: row.id, status: row.status, created: row.created, attempts: row.attempts };
       }

@@ -219,9 +219,20 @@ CREATE TRIGGER "decision_log_append_only" BEFORE UPDATE OR DELETE ON "decision_l
     FOR EACH ROW EXECUTE FUNCTION decision_log_refuse_change();
 CREATE TRIGGER "decision_log_no_truncate" BEFORE TRUNCATE ON "decision_log"
     FOR EACH STATEMENT EXECUTE FUNCTION decision_log_refuse_change();
--- The head moves only forward, through the chaining trigger.
+-- The head moves only forward, one entry at a time, and only from inside the chaining trigger
+-- (trigger depth 2): rewinding it by hand to hide a deleted tail is refused.
 CREATE TRIGGER "decision_log_head_no_delete" BEFORE DELETE OR TRUNCATE ON "decision_log_head"
     FOR EACH STATEMENT EXECUTE FUNCTION decision_log_refuse_change();
+CREATE FUNCTION decision_log_head_guard() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF pg_trigger_depth() < 2 OR NEW.id <> OLD.id OR NEW.last_seq <> OLD.last_seq + 1 THEN
+        RAISE EXCEPTION 'decision_log_head moves only through appends to decision_log'
+            USING ERRCODE = 'insufficient_privilege';
+    END IF;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER "decision_log_head_forward_only" BEFORE UPDATE ON "decision_log_head"
+    FOR EACH ROW EXECUTE FUNCTION decision_log_head_guard();
 
 CREATE TABLE "users" (
     "id" UUID NOT NULL DEFAULT gen_random_uuid(),
