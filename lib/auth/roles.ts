@@ -5,7 +5,16 @@ export type Role = (typeof ROLES)[number];
 export const PERMISSIONS = {
   "reviews.report": ["consumer"],
   "reviews.read": ["owner", "support", "auditor", "admin"],
+  /** Any action at all on a record; each action then needs its own permission below. */
+  "reviews.act": ["owner", "support"],
+  "reviews.note": ["owner", "support"],
+  /** replay, correct-and-replay, cancel, skip-gap. */
+  "reviews.resolve": ["owner"],
+  /** confirm-applied, confirm-not-applied: asking the provider is support's job (owners may too). */
+  "reviews.confirm": ["support", "owner"],
+  "replays.claim": ["consumer"],
   "audit.read": ["auditor", "owner", "admin"],
+  "users.manage": ["admin"],
   "metrics.read": ["owner", "support", "auditor", "admin", "consumer"],
 } as const satisfies Record<string, readonly Role[]>;
 
