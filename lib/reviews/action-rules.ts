@@ -1,0 +1,133 @@
+import { z } from "zod";
+import { can, type Role } from "@/lib/auth/roles";
+import type { ReviewStatus } from "./schema";
+
+// Isomorphic: the console offers exactly the actions the server will accept (CONTRACT.md,
+// "Actions, precisely"), and the server refuses the rest with the same table.
+
+export const ACTION_NAMES = [
+  "replay",
+  "correct-and-replay",
+  "cancel",
+  "confirm-applied",
+  "confirm-not-applied",
+  "skip-gap",
+  "note",
+] as const;
+export type ActionName = (typeof ACTION_NAMES)[number];
+
+type Category = "manual-review" | "sequence-gap" | "effect-result-unknown";
+
+interface ActionRule {
+  categories: readonly Category[];
+  statuses: readonly ReviewStatus[] | "any";
+  permission: "reviews.note" | "reviews.resolve" | "reviews.confirm";
+  label: string;
+}
+
+export const ACTION_RULES: Record<ActionName, ActionRule> = {
+  note: {
+    categories: ["manual-review", "sequence-gap", "effect-result-unknown"],
+    statuses: "any",
+    permission: "reviews.note",
+    label: "Add a note",
+  },
+  replay: {
+    // Never for effect-result-unknown before the provider's side is confirmed: a replay could
+    // create the effect twice.
+    categories: ["manual-review", "sequence-gap"],
+    statuses: ["open"],
+    permission: "reviews.resolve",
+    label: "Replay",
+  },
+  "correct-and-replay": {
+    categories: ["manual-review", "sequence-gap"],
+    statuses: ["open"],
+    permission: "reviews.resolve",
+    label: "Correct and replay",
+  },
+  cancel: {
+    categories: ["manual-review", "sequence-gap", "effect-result-unknown"],
+    statuses: ["open", "replay-scheduled"],
+    permission: "reviews.resolve",
+    label: "Cancel the effect",
+  },
+  "confirm-applied": {
+    categories: ["effect-result-unknown"],
+    statuses: ["open"],
+    permission: "reviews.confirm",
+    label: "Provider confirms: applied",
+  },
+  "confirm-not-applied": {
+    categories: ["effect-result-unknown"],
+    statuses: ["open"],
+    permission: "reviews.confirm",
+    label: "Provider confirms: not applied",
+  },
+  "skip-gap": {
+    categories: ["sequence-gap"],
+    statuses: ["open"],
+    permission: "reviews.resolve",
+    label: "Skip the gap",
+  },
+};
+
+export type ActionRefusal = "role" | "category" | "status";
+
+/** Why `role` may not take `action` on a record in this state, or null when it may. */
+export function actionRefusal(
+  action: ActionName,
+  record: { category: string; status: ReviewStatus },
+  role: Role,
+): ActionRefusal | null {
+  const rule = ACTION_RULES[action];
+  if (!can(role, rule.permission)) return "role";
+  if (!rule.categories.includes(record.category as Category)) return "category";
+  if (rule.statuses !== "any" && !rule.statuses.includes(record.status)) return "status";
+  return null;
+}
+
+export function allowedActions(record: { category: string; status: ReviewStatus }, role: Role): ActionName[] {
+  return ACTION_NAMES.filter((action) => actionRefusal(action, record, role) === null);
+}
+
+/** Every action but a note resolves something: the person must confirm the required check. */
+export function needsCheckConfirmation(action: ActionName): boolean {
+  return action !== "note";
+}
+
+const reason = z
+  .string()
+  .trim()
+  .min(1, "a reason is required")
+  .max(2000)
+  .refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
+
+/** The body of POST /api/v1/reviews/{id}/actions. */
+export const actionRequestSchema = z
+  .object({
+    action: z.enum(ACTION_NAMES),
+    expectedVersion: z.int().min(1),
+    reason,
+    checkDone: z.boolean().optional(),
+    payload: z.record(z.string(), z.unknown()).optional(),
+    envelope: z.record(z.string(), z.unknown()).optional(),
+    runAt: z.iso.datetime({ offset: true }).optional(),
+    providerRef: z.string().trim().min(1).max(500).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (needsCheckConfirmation(body.action) && body.checkDone !== true) {
+      ctx.addIssue({ code: "custom", path: ["checkDone"], message: "confirm that the required check was done" });
+    }
+    if (body.action === "correct-and-replay" && !body.payload && !body.envelope) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["payload"],
+        message: "a corrected payload (or missing envelope fields) is required",
+      });
+    }
+    if (body.action === "confirm-applied" && !body.providerRef) {
+      ctx.addIssue({ code: "custom", path: ["providerRef"], message: "the provider's reference is required" });
+    }
+  });
+export type ActionRequest = z.infer<typeof actionRequestSchema>;
