@@ -12,6 +12,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly issues?: ApiIssue[],
+    /** Extra top-level members of the answer, e.g. the fresh `record` with a 409. */
+    readonly extra?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -22,7 +24,7 @@ export function errorResponse(error: ApiError): Response {
     error: { code: error.code, message: error.message },
   };
   if (error.issues) body.error.issues = error.issues;
-  return Response.json(body, { status: error.status });
+  return Response.json({ ...error.extra, ...body }, { status: error.status });
 }
 
 export function issuePath(path: ReadonlyArray<PropertyKey>): string {

@@ -1,10 +1,15 @@
 import { db } from "@/lib/db/client";
+import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
 import type { ReviewStatus } from "./schema";
 
 /** Prisma names enum members with `_`; the API and the database use `-`. */
 export function apiEnum<T extends string>(value: string): T {
   return value.replaceAll("_", "-") as T;
+}
+
+export function dbStatus(status: ReviewStatus): DbReviewStatus {
+  return status.replaceAll("-", "_") as DbReviewStatus;
 }
 
 const num = (value: bigint | null) => (value === null ? null : Number(value));
@@ -23,13 +28,14 @@ export async function getReview(id: string) {
     },
   });
   if (!record) return null;
-  const [journal, sequence, message] = await Promise.all([
+  const [journal, sequence, message, heldOnKey] = await Promise.all([
     record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
     client.$queryRawUnsafe<{ text: string }[]>(
       "SELECT message::text AS text FROM review_records WHERE id = $1::uuid",
       id,
     ),
+    record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id) : [],
   ]);
   const item: ReviewListItem = {
     id: record.id,
@@ -104,5 +110,22 @@ export async function getReview(id: string) {
       lastSequence: Number(sequence.lastSequence),
       updatedAt: sequence.updatedAt.toISOString(),
     },
+    heldOnKey,
   };
 }
+
+/** Other records of the same sequence key still awaiting an outcome: what else the key holds. */
+async function heldRecordsOnKey(sequenceKey: string, exceptId: string) {
+  const rows = await db().$queryRawUnsafe<
+    { id: string; sequence: bigint | null; status: ReviewStatus; category: string; reason: string }[]
+  >(
+    `SELECT id::text, sequence, status::text, category::text, reason FROM review_records
+      WHERE sequence_key = $1 AND id <> $2::uuid AND status IN ('open', 'replay-scheduled', 'replaying')
+      ORDER BY sequence NULLS LAST, seq LIMIT 100`,
+    sequenceKey,
+    exceptId,
+  );
+  return rows.map((r) => ({ ...r, sequence: num(r.sequence) }));
+}
+
+export type ReviewDetail = NonNullable<Awaited<ReturnType<typeof getReview>>>;

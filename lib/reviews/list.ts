@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { decodeCursor, encodeCursor } from "./cursor";
-import type { ListQuery, ReviewStatus } from "./schema";
+import { ERROR_CLASS_NONE, type ListQuery, type ReviewStatus } from "./schema";
 
 export interface ReviewListItem {
   id: string;
@@ -19,6 +19,13 @@ export interface ReviewListItem {
   lastSeenAt: string;
 }
 
+/** A list item as the list serves it: the fields of API.md plus the last error and its class. */
+export interface ReviewQueueItem extends ReviewListItem {
+  /** The class of `lastError` (SQL `review_error_class`), or null. */
+  errorClass: string | null;
+  lastError: string | null;
+}
+
 interface ListRow {
   seq: bigint;
   id: string;
@@ -35,6 +42,8 @@ interface ListRow {
   version: number;
   first_seen_at: Date;
   last_seen_at: Date;
+  error_class: string | null;
+  last_error: string | null;
 }
 
 export const DEFAULT_LIMIT = 50;
@@ -47,7 +56,7 @@ function escapeLike(text: string): string {
  * Newest first by `seq`, keyset-paginated: a page deep in the list costs what the first does,
  * because each page starts from an index position instead of counting past earlier rows.
  */
-export async function listReviews(query: ListQuery): Promise<{ items: ReviewListItem[]; nextCursor: string | null }> {
+export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const where: string[] = [];
   const params: unknown[] = [];
@@ -61,11 +70,14 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewList
   if (query.kind) add((p) => `kind = ${p}`, query.kind);
   if (query.sequenceKey) add((p) => `sequence_key = ${p}`, query.sequenceKey);
   if (query.effectKey) add((p) => `effect_key = ${p}`, query.effectKey);
+  if (query.errorClass === ERROR_CLASS_NONE) where.push("error_class IS NULL");
+  else if (query.errorClass) add((p) => `error_class = ${p}`, query.errorClass);
   if (query.q) add((p) => `review_search_text(id, message) LIKE ${p}`, `%${escapeLike(query.q.toLowerCase())}%`);
   if (query.cursor) add((p) => `seq < ${p}`, decodeCursor(query.cursor));
   params.push(limit + 1);
   const sql = `SELECT seq, id::text AS id, status::text AS status, category::text AS category, reason, kind,
-      message_id, effect_key, sequence_key, sequence, attempts, required_check, version, first_seen_at, last_seen_at
+      message_id, effect_key, sequence_key, sequence, attempts, required_check, version, first_seen_at, last_seen_at,
+      error_class, last_error
     FROM review_records
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     ORDER BY seq DESC
@@ -79,7 +91,7 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewList
   };
 }
 
-function toListItem(row: ListRow): ReviewListItem {
+function toListItem(row: ListRow): ReviewQueueItem {
   return {
     id: row.id,
     status: row.status,
@@ -95,5 +107,7 @@ function toListItem(row: ListRow): ReviewListItem {
     version: row.version,
     firstSeenAt: row.first_seen_at.toISOString(),
     lastSeenAt: row.last_seen_at.toISOString(),
+    errorClass: row.error_class,
+    lastError: row.last_error,
   };
 }

@@ -64,6 +64,13 @@ function listOf<const T extends readonly [string, ...string[]]>(values: T) {
 
 const filterText = text(500);
 
+/**
+ * `errorClass=(none)` selects records without an error class (no last error, or one that does not
+ * start with a token). A real class never contains parentheses (SQL `review_error_class`), so the
+ * sentinel cannot collide with one.
+ */
+export const ERROR_CLASS_NONE = "(none)";
+
 export const listQuerySchema = z.object({
   status: listOf(REVIEW_STATUSES).optional(),
   category: listOf(REVIEW_CATEGORIES).optional(),
@@ -71,6 +78,7 @@ export const listQuerySchema = z.object({
   kind: filterText.optional(),
   sequenceKey: filterText.optional(),
   effectKey: filterText.optional(),
+  errorClass: filterText.optional(),
   q: z
     .string()
     .trim()
