@@ -1,0 +1,8 @@
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { claimReplays } from "@/lib/replays/claim";
+import { claimSchema } from "@/lib/replays/schema";
+
+export const POST = apiRoute("replays.claim", async ({ request, actor }) => {
+  const { data } = await parseJsonBody(request, claimSchema);
+  return new Response(await claimReplays(data, actor), { headers: { "content-type": "application/json" } });
+});

@@ -1,0 +1,82 @@
+import type { Actor } from "@/lib/auth/actor";
+import { db } from "@/lib/db/client";
+import { stringifyWithRaw } from "@/lib/http/raw-json";
+import type { ClaimRequest } from "./schema";
+
+export const DEFAULT_CLAIM_LIMIT = 10;
+export const DEFAULT_LEASE_SECONDS = 60;
+
+interface ClaimedRow {
+  replay_id: string;
+  review_id: string;
+  revision_number: number;
+  claim_expires_at: Date;
+  envelope: string;
+}
+
+/**
+ * Claims due replays for one consumer. A replay is due when its time has come, or when an
+ * earlier claim was abandoned (its lease ran out). Within a sequence key, replays go one at a
+ * time in sequence order: a replay waits while an earlier one of its key is unfinished or another
+ * of its key is claimed. SKIP LOCKED lets consumers claim side by side without taking one twice.
+ */
+const CLAIM_SQL = `
+WITH due AS (
+  SELECT r.id
+    FROM replays r
+    JOIN review_records rr ON rr.id = r.review_id
+   WHERE ((r.state = 'scheduled' AND r.run_at <= now())
+          OR (r.state = 'claimed' AND r.claim_expires_at < now()))
+     AND ($3::text[] IS NULL OR rr.kind = ANY($3::text[]))
+     AND NOT EXISTS (
+       SELECT 1 FROM replays o
+        WHERE o.sequence_key = r.sequence_key AND o.id <> r.id
+          AND o.state IN ('scheduled', 'claimed')
+          AND (o.sequence < r.sequence OR (o.state = 'claimed' AND o.claim_expires_at >= now())))
+   ORDER BY r.run_at, r.sequence
+   LIMIT $2
+   FOR UPDATE OF r SKIP LOCKED
+), claimed AS (
+  UPDATE replays SET state = 'claimed', claimed_by = $1, claims = claims + 1,
+         claim_expires_at = now() + make_interval(secs => $4)
+    FROM due WHERE replays.id = due.id
+  RETURNING replays.id, replays.review_id, replays.revision_number, replays.claim_expires_at
+), records AS (
+  UPDATE review_records rr SET status = 'replaying', updated_at = now(), version = version + 1
+    FROM claimed WHERE rr.id = claimed.review_id AND rr.status <> 'replaying'
+  RETURNING rr.id
+), history AS (
+  INSERT INTO review_history (review_id, actor, action, to_status, details)
+  SELECT claimed.review_id, $5, 'replay-claimed', 'replaying',
+         jsonb_build_object('replayId', claimed.id, 'consumer', $1::text)
+    FROM claimed
+)
+SELECT c.id::text AS replay_id, c.review_id::text AS review_id, c.revision_number, c.claim_expires_at,
+       COALESCE(rev.envelope::text, rr.message::text) AS envelope
+  FROM claimed c
+  JOIN review_records rr ON rr.id = c.review_id
+  LEFT JOIN review_revisions rev ON rev.review_id = c.review_id AND rev.number = c.revision_number`;
+
+/** The claimed replays as JSON text: each envelope exactly as stored (same id, same effectKey). */
+export async function claimReplays(request: ClaimRequest, actor: Actor): Promise<string> {
+  const rows = await db().$queryRawUnsafe<ClaimedRow[]>(
+    CLAIM_SQL,
+    request.consumer,
+    request.limit ?? DEFAULT_CLAIM_LIMIT,
+    request.kinds ?? null,
+    request.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
+    actor.label,
+  );
+  const items = rows.map((row) =>
+    stringifyWithRaw(
+      {
+        replayId: row.replay_id,
+        reviewId: row.review_id,
+        revisionNumber: row.revision_number,
+        claimExpiresAt: row.claim_expires_at.toISOString(),
+      },
+      { envelope: row.envelope },
+    ),
+  );
+  return `{"items":[${items.join(",")}]}`;
+}
