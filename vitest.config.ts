@@ -11,7 +11,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "unit",
-          include: ["lib/**/*.test.ts"],
+          include: ["lib/**/*.test.ts", "components/**/*.test.ts"],
           exclude: ["**/*.int.test.ts"],
         },
       },

@@ -1,0 +1,155 @@
+"use client";
+
+import { buttonClassName } from "@/components/ui/button";
+import { useEffect, useRef, useState } from "react";
+import { can, type Role } from "@/lib/auth/roles";
+import { ACTION_RULES, allowedActions, type ActionName } from "@/lib/reviews/action-rules";
+import styles from "../record.module.css";
+import type { ReviewDetail } from "../types";
+import { ActionDialog } from "./action-dialog";
+import { ActionForm } from "./action-form";
+import { type ActionDraft, newDraft } from "./draft";
+
+/** Most decisive first: the provider's answer, then the replays, the skip, the cancel, the note. */
+const ORDER: ActionName[] = [
+  "confirm-applied",
+  "confirm-not-applied",
+  "replay",
+  "correct-and-replay",
+  "skip-gap",
+  "cancel",
+  "note",
+];
+
+function buttonClass(action: ActionName, index: number): string {
+  if (action === "cancel") return buttonClassName("default", "md", styles.dangerOutline);
+  return buttonClassName(index === 0 && action !== "note" ? "primary" : "default");
+}
+
+/** Why the obvious next steps are missing, so a person does not hunt for a button that cannot exist. */
+function notOffered(record: ReviewDetail, role: Role): string | null {
+  if (record.status === "resolved" || record.status === "cancelled") {
+    return `This record is ${record.status}: only notes can be added.`;
+  }
+  if (record.status === "replay-scheduled") {
+    return can(role, "reviews.resolve")
+      ? "A replay is scheduled: its outcome will resolve or reopen the record. It can still be cancelled."
+      : "A replay is scheduled: its outcome will resolve or reopen the record.";
+  }
+  if (record.status === "replaying") return "A replay is running: wait for its outcome.";
+  if (record.category === "effect-result-unknown") {
+    return "Replay and correction are not offered until someone confirms the provider's side: a replay could create the effect twice.";
+  }
+  if (!can(role, "reviews.resolve")) {
+    return "Replaying, correcting, skipping and cancelling need an owner; support can add notes.";
+  }
+  return null;
+}
+
+export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role }) {
+  const [openAction, setOpenAction] = useState<ActionName | null>(null);
+  const [drafts, setDrafts] = useState<Partial<Record<ActionName, ActionDraft>>>({});
+  const [announcement, setAnnouncement] = useState("");
+  const [focusAfterClose, setFocusAfterClose] = useState<{ to: ActionName | "announcement"; n: number } | null>(null);
+  const triggers = useRef(new Map<ActionName, HTMLButtonElement>());
+  const announcementRef = useRef<HTMLParagraphElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+
+  useEffect(() => {
+    if (!focusAfterClose) return;
+    const target =
+      focusAfterClose.to === "announcement" ? announcementRef.current : triggers.current.get(focusAfterClose.to);
+    (target ?? headingRef.current)?.focus();
+  }, [focusAfterClose]);
+
+  if (!can(role, "reviews.act")) {
+    return (
+      <section className={styles.readOnly} aria-labelledby="actions-title">
+        <h2 id="actions-title" className={styles.sectionTitle}>
+          Read-only
+        </h2>
+        <p>
+          Your role ({role}) reads every record and takes no action on it.
+          {role === "admin" ? " Admins manage users and tokens." : ""}
+        </p>
+      </section>
+    );
+  }
+
+  const allowed = allowedActions(record, role);
+  const actions = ORDER.filter((action) => allowed.includes(action));
+  const why = notOffered(record, role);
+  const open = openAction ? drafts[openAction] : undefined;
+
+  function start(action: ActionName) {
+    setAnnouncement("");
+    setDrafts((current) => (current[action] ? current : { ...current, [action]: newDraft(action, record) }));
+    setOpenAction(action);
+  }
+
+  function close() {
+    if (!openAction) return;
+    setFocusAfterClose({ to: openAction, n: (focusAfterClose?.n ?? 0) + 1 });
+    setOpenAction(null);
+  }
+
+  function done(action: ActionName, message: string) {
+    setDrafts((current) => {
+      const next = { ...current };
+      delete next[action];
+      return next;
+    });
+    setAnnouncement(message);
+    setOpenAction(null);
+    setFocusAfterClose({ to: "announcement", n: (focusAfterClose?.n ?? 0) + 1 });
+  }
+
+  return (
+    <section className={styles.actionsPanel} aria-labelledby="actions-title">
+      <h2 id="actions-title" ref={headingRef} tabIndex={-1} className={styles.sectionTitle}>
+        Actions
+      </h2>
+      <div className={styles.actionRow}>
+        <div className={styles.actionButtons}>
+          {actions.map((action, index) => (
+            <button
+              key={action}
+              type="button"
+              ref={(node) => {
+                if (node) triggers.current.set(action, node);
+                else triggers.current.delete(action);
+              }}
+              className={buttonClass(action, index)}
+              aria-haspopup="dialog"
+              onClick={() => start(action)}
+            >
+              {ACTION_RULES[action].label}
+              {drafts[action] ? <span className={styles.draftMark}> (draft)</span> : null}
+            </button>
+          ))}
+        </div>
+        <p ref={announcementRef} tabIndex={-1} role="status" className={styles.announcement}>
+          {announcement}
+        </p>
+      </div>
+      {why ? <p className={styles.hint}>{why}</p> : null}
+      <ActionDialog
+        open={Boolean(openAction && open)}
+        title={openAction ? ACTION_RULES[openAction].label : ""}
+        wide={openAction === "correct-and-replay"}
+        onClose={close}
+      >
+        {openAction && open ? (
+          <ActionForm
+            key={openAction}
+            record={record}
+            role={role}
+            draft={open}
+            onChange={(draft) => setDrafts((current) => ({ ...current, [draft.action]: draft }))}
+            onDone={(message) => done(openAction, message)}
+          />
+        ) : null}
+      </ActionDialog>
+    </section>
+  );
+}

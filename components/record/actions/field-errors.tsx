@@ -1,0 +1,33 @@
+import type { ApiIssue } from "@/lib/client/api";
+import styles from "../record.module.css";
+
+/** Messages by form field: `reason`, `checkDone`, `runAt`, `providerRef`, `payload`, `envelope.<field>`, `form`. */
+export type FieldErrors = Record<string, string[]>;
+
+export function fieldOf(path: string): string {
+  if (path === "payload" || path.startsWith("payload.") || path.startsWith("payload[")) return "payload";
+  if (path.startsWith("envelope.")) return path.split(".").slice(0, 2).join(".");
+  if (path === "") return "form";
+  return path.split(".")[0] ?? "form";
+}
+
+/** Groups issues by field; payload issues keep their full path (`payload.invoiceId: …`). */
+export function groupIssues(issues: readonly ApiIssue[]): FieldErrors {
+  const out: FieldErrors = {};
+  for (const issue of issues) {
+    const field = fieldOf(issue.path);
+    const text = field === "payload" && issue.path !== "payload" ? `${issue.path}: ${issue.message}` : issue.message;
+    (out[field] ??= []).push(text);
+  }
+  return out;
+}
+
+export function FieldErrorText({ id, messages }: { id: string; messages: string[] | undefined }) {
+  return (
+    <span id={id} className={styles.fieldError}>
+      {messages?.map((message) => (
+        <span key={message}>{message} </span>
+      ))}
+    </span>
+  );
+}

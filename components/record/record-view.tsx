@@ -1,0 +1,100 @@
+"use client";
+
+import Link from "next/link";
+import type { Role } from "@/lib/auth/roles";
+import { ActionPanel } from "./actions/action-panel";
+import { Time } from "./badges";
+import { HistoryTimeline } from "./history-timeline";
+import { JournalSection } from "./journal-section";
+import { MessageSection } from "./message-section";
+import styles from "./record.module.css";
+import { RecordHeader } from "./record-header";
+import { ReplaysSection } from "./replays-section";
+import { RevisionsSection } from "./revisions-section";
+import { SequenceView } from "./sequence-view";
+import { SourceSection } from "./source-section";
+import { REFRESH_MS, useRecord } from "./use-record";
+
+/** One fixed-height line: refreshing never pushes the page down. */
+function RefreshStatus({ updatedAt, fetching, error }: { updatedAt: number; fetching: boolean; error: Error | null }) {
+  const asOf = <Time iso={new Date(updatedAt).toISOString()} />;
+  return (
+    <p className={styles.refresh}>
+      {/* Only a failure is announced; the routine tick every few seconds is not. */}
+      <span aria-live="polite">
+        {error ? (
+          <span className={styles.warnText}>Could not refresh ({error.message}); showing the record as of </span>
+        ) : null}
+      </span>
+      {error ? (
+        asOf
+      ) : (
+        <span>
+          {fetching ? "Refreshing…" : "Live"}
+          <span className={styles.muted}>
+            {" "}
+            · refreshes every {REFRESH_MS / 1000} s · as of {asOf}
+          </span>
+        </span>
+      )}
+    </p>
+  );
+}
+
+export function RecordView({ id, role }: { id: string; role: Role }) {
+  const query = useRecord(id);
+  const record = query.data;
+
+  if (!record) {
+    // The server prefetches the record, so this shows only if the cache lost it and the fetch failed.
+    return (
+      <div className={styles.page}>
+        <p role="alert" className={styles.noticeError}>
+          {query.error ? `The record could not be loaded: ${query.error.message}` : "Loading the record…"}
+        </p>
+      </div>
+    );
+  }
+
+  return (
+    <div className={styles.page}>
+      <div className={styles.topline}>
+        <nav aria-label="Breadcrumb">
+          <Link href="/reviews">Reviews</Link>
+          <span aria-hidden="true"> / </span>
+          <span aria-current="page">{record.messageId ?? record.id}</span>
+        </nav>
+        <RefreshStatus
+          updatedAt={query.dataUpdatedAt}
+          fetching={query.isFetching}
+          error={query.isRefetchError ? query.error : null}
+        />
+      </div>
+      <RecordHeader record={record} />
+      <ActionPanel record={record} role={role} />
+      <div className={styles.columns}>
+        <div className={styles.mainColumn}>
+          <MessageSection messageText={record.messageText} />
+          <RevisionsSection record={record} />
+          <HistoryTimeline history={record.history} />
+        </div>
+        <div className={styles.sideColumn}>
+          {/* What decides this category comes first: the provider's side, or the key's order. */}
+          {record.category === "effect-result-unknown" ? (
+            <>
+              <JournalSection record={record} />
+              <SequenceView record={record} />
+            </>
+          ) : (
+            <>
+              <SequenceView record={record} />
+              <JournalSection record={record} />
+            </>
+          )}
+          <ReplaysSection replays={record.replays} />
+          <SourceSection record={record} />
+        </div>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,72 @@
+"use client";
+
+import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { apiGet, apiPost, ApiRequestError } from "@/lib/client/api";
+import { reviewKeys } from "@/lib/client/query-keys";
+import type { ActionRequest } from "@/lib/reviews/action-rules";
+import { detailPath, type ReviewDetail } from "./types";
+
+/** Live enough to notice a colleague's action while reading, light enough to leave open all day. */
+export const REFRESH_MS = 10_000;
+
+export function recordQuery(id: string) {
+  return queryOptions({
+    queryKey: reviewKeys.detail(id),
+    queryFn: ({ signal }) => apiGet<ReviewDetail>(detailPath(id), signal),
+    refetchInterval: REFRESH_MS,
+  });
+}
+
+export function useRecord(id: string) {
+  return useQuery(recordQuery(id));
+}
+
+/** The fresh record a 409 carries, when it carries one. */
+export function freshRecordOf(error: unknown): ReviewDetail | null {
+  if (!(error instanceof ApiRequestError)) return null;
+  const body = error.body as { record?: unknown } | null;
+  const record = body?.record;
+  if (!record || typeof record !== "object" || !("version" in record)) return null;
+  // The 409 carries the record without the parsed `message`; rebuild it from the exact text.
+  if (!("message" in record) && "messageText" in record && typeof record.messageText === "string") {
+    let message: unknown = null;
+    try {
+      message = JSON.parse(record.messageText);
+    } catch {
+      message = null;
+    }
+    return { ...(record as Omit<ReviewDetail, "message">), message };
+  }
+  return record as ReviewDetail;
+}
+
+/**
+ * One action on one record. The answer (or, on a 409, the fresh record that came with it)
+ * replaces the cached detail, so what the person sees is what the server now holds.
+ */
+export function useRecordAction(id: string) {
+  const queryClient = useQueryClient();
+  const key = reviewKeys.detail(id);
+  return useMutation<ReviewDetail, Error, ActionRequest>({
+    mutationFn: (body) => apiPost<ReviewDetail>(`${detailPath(id)}/actions`, body),
+    onSuccess: async (record) => {
+      // A refresh already in flight would otherwise land after this answer and show the old record.
+      await queryClient.cancelQueries({ queryKey: key });
+      queryClient.setQueryData(key, record);
+    },
+    onError: async (error) => {
+      const fresh = freshRecordOf(error);
+      if (fresh) {
+        await queryClient.cancelQueries({ queryKey: key });
+        queryClient.setQueryData(key, fresh);
+      } else if (error instanceof ApiRequestError && error.status === 409) {
+        await queryClient.invalidateQueries({ queryKey: key });
+      }
+    },
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: reviewKeys.lists() }),
+        queryClient.invalidateQueries({ queryKey: reviewKeys.stats() }),
+      ]),
+  });
+}
