@@ -25,13 +25,9 @@ export const POST = apiRoute<{ id: string }>("reviews.act", async ({ request, ac
     }
     // With a conflict the client gets the record as it is now, so nobody overwrites blind.
     const fresh = outcome.status === 409 ? await getReview(params.id) : null;
-    throw new ApiError(
-      outcome.status,
-      outcome.code,
-      outcome.message,
-      outcome.issues,
-      fresh ? { record: fresh } : undefined,
-    );
+    // (`message` parsed here for convenience; `messageText` keeps the exact text.)
+    const record = fresh ? { ...fresh, message: JSON.parse(fresh.messageText) as unknown } : undefined;
+    throw new ApiError(outcome.status, outcome.code, outcome.message, outcome.issues, record ? { record } : undefined);
   }
   const record = await getReview(params.id);
   if (!record) throw new Error(`record ${params.id} vanished after an action`);
