@@ -56,6 +56,7 @@ export async function getReview(id: string) {
   return {
     ...item,
     reportCount: record.reportCount,
+    errorClass: record.errorClass,
     lastError: record.lastError,
     payloadSchema: record.payloadSchema,
     source: record.source,

@@ -47,6 +47,8 @@ interface ListRow {
 }
 
 export const DEFAULT_LIMIT = 50;
+/** A list shows the start of the last error (the detail has all of it): a page stays small. */
+export const LIST_LAST_ERROR_CHARS = 300;
 
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -67,7 +69,9 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
   if (query.status) add((p) => `status = ANY(${p}::"ReviewStatus"[])`, query.status);
   if (query.category) add((p) => `category = ANY(${p}::"ReviewCategory"[])`, query.category);
   if (query.reason) add((p) => `reason = ${p}`, query.reason);
-  if (query.kind) add((p) => `kind = ${p}`, query.kind);
+  // A group of records without a kind is selected as `kind=(none)`, like an error class.
+  if (query.kind === ERROR_CLASS_NONE) where.push("kind IS NULL");
+  else if (query.kind) add((p) => `kind = ${p}`, query.kind);
   if (query.sequenceKey) add((p) => `sequence_key = ${p}`, query.sequenceKey);
   if (query.effectKey) add((p) => `effect_key = ${p}`, query.effectKey);
   if (query.errorClass === ERROR_CLASS_NONE) where.push("error_class IS NULL");
@@ -77,7 +81,7 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
   params.push(limit + 1);
   const sql = `SELECT seq, id::text AS id, status::text AS status, category::text AS category, reason, kind,
       message_id, effect_key, sequence_key, sequence, attempts, required_check, version, first_seen_at, last_seen_at,
-      error_class, last_error
+      error_class, left(last_error, ${LIST_LAST_ERROR_CHARS}) AS last_error
     FROM review_records
     ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
     ORDER BY seq DESC

@@ -30,6 +30,9 @@ const LIST_FIELDS = [
   "version",
   "firstSeenAt",
   "lastSeenAt",
+  // Additions (docs/api-additions.md): the cause of the failure, for the grouped view.
+  "errorClass",
+  "lastError",
 ] as const;
 
 type Status = "open" | "replay-scheduled" | "replaying" | "resolved" | "cancelled";
@@ -246,6 +249,8 @@ describe("GET /api/v1/reviews: order and pagination", () => {
       version: 1,
       firstSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       lastSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      errorClass: null,
+      lastError: null,
     });
     // The same shape on every page of an unfiltered list, whatever the record's origin.
     for (const other of (await listPage("limit=500")).items) {
