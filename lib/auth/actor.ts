@@ -1,5 +1,6 @@
 import { appendStandaloneDecision } from "@/lib/audit/append";
 import { ApiError } from "@/lib/http/errors";
+import { requestOrigin, sessionUser } from "./better-auth";
 import { can, type Permission, type Role } from "./roles";
 import { findTokenActor } from "./tokens";
 
@@ -11,14 +12,76 @@ export interface Actor {
   role: Role;
 }
 
-/** Resolves who is calling. Programs send `Authorization: Bearer <token>`. */
+/**
+ * Resolves who is calling. Programs send `Authorization: Bearer <token>`; people in the console
+ * send their session cookie, and a cookie request that changes something must come from this
+ * site (see refuseCrossSite). Any other Authorization scheme (a proxy's Basic credential) is
+ * left alone: the cookie decides.
+ */
 export async function authenticate(request: Request): Promise<Actor> {
   const header = request.headers.get("authorization");
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  if (!match?.[1]) throw new ApiError(401, "unauthenticated", "a bearer token is required");
-  const token = await findTokenActor(match[1]);
-  if (!token) throw new ApiError(401, "unauthenticated", "the token is unknown or revoked");
-  return { kind: "token", id: token.id, label: `token:${token.name}`, role: token.role };
+  if (header && /^\s*Bearer(\s|$)/i.test(header)) {
+    const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw new ApiError(401, "unauthenticated", "the bearer token is malformed");
+    const token = await findTokenActor(match[1]);
+    if (!token) throw new ApiError(401, "unauthenticated", "the token is unknown or revoked");
+    return { kind: "token", id: token.id, label: `token:${token.name}`, role: token.role };
+  }
+  const user = await sessionUser(request.headers, request.url);
+  if (!user) {
+    throw new ApiError(401, "unauthenticated", "sign in, or send Authorization: Bearer <token>");
+  }
+  const actor: Actor = { kind: "user", id: user.id, label: `user:${user.email}`, role: user.role };
+  await refuseCrossSite(actor, request);
+  return actor;
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * CSRF rule for cookie-authenticated requests (API.md): a request that may change something is
+ * refused (403 `cross-site`) when its `Origin` is present and not this site's, or when the
+ * browser says `Sec-Fetch-Site: cross-site`. Browsers send `Origin` on every cross-origin POST
+ * and set Sec-Fetch-Site themselves, and a page cannot forge either. The refusal is itself
+ * written to the decision log. Bearer requests carry no ambient credential and are exempt.
+ */
+async function refuseCrossSite(actor: Actor, request: Request): Promise<void> {
+  if (SAFE_METHODS.has(request.method.toUpperCase())) return;
+  const origin = request.headers.get("origin");
+  const site = request.headers.get("sec-fetch-site");
+  const foreignOrigin = origin !== null && !ownOrigins(request).has(origin);
+  if (!foreignOrigin && site?.toLowerCase() !== "cross-site") return;
+  const reason = foreignOrigin
+    ? `cross-site request refused: Origin ${origin} is not this site`
+    : "cross-site request refused: Sec-Fetch-Site is cross-site";
+  await appendStandaloneDecision({
+    actor: actor.label,
+    actorRole: actor.role,
+    action: "authorization.refused",
+    reason: reason.slice(0, 500),
+    details: {
+      rule: "cross-site",
+      method: request.method,
+      path: new URL(request.url).pathname,
+      origin: origin?.slice(0, 300) ?? null,
+      secFetchSite: site?.slice(0, 50) ?? null,
+    },
+  });
+  throw new ApiError(403, "cross-site", "a signed-in request that changes something must come from this site");
+}
+
+/** This site: the origin the request was addressed to, and BETTER_AUTH_URL's when it is set. */
+function ownOrigins(request: Request): Set<string> {
+  const origins = new Set([requestOrigin(request.headers, request.url), new URL(request.url).origin]);
+  const configured = process.env.BETTER_AUTH_URL;
+  if (configured) {
+    try {
+      origins.add(new URL(configured).origin);
+    } catch {
+      // An unparsable BETTER_AUTH_URL is Better Auth's error to report, not ours.
+    }
+  }
+  return origins;
 }
 
 /** Refuses with 403 unless the role allows it; the refusal itself goes to the decision log. */

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import { hashPassword } from "@/lib/auth/passwords";
 import { appendDecision } from "@/lib/audit/append";
+import { authAdapterFor } from "@/lib/auth/better-auth";
+import { hashPassword } from "@/lib/auth/passwords";
+import { PERSON_ROLES } from "@/lib/auth/person-roles";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 
-// People sign in with one of these; `consumer` is for programs (tokens) only.
-export const PERSON_ROLES = ["owner", "support", "auditor", "admin"] as const;
-export type PersonRole = (typeof PERSON_ROLES)[number];
+export { PERSON_ROLES, type PersonRole } from "@/lib/auth/person-roles";
 
 export const newUserSchema = z.object({
   email: z
@@ -19,24 +19,48 @@ export const newUserSchema = z.object({
 
 export type CreateUserResult = { ok: true; id: string } | { ok: false; reason: "email-taken" };
 
+/**
+ * Adds a person who signs in with email and password: a Better Auth user (with its `role`) and
+ * its `credential` account holding the Argon2id hash, written through Better Auth's own adapter
+ * inside our transaction, so the `user.created` decision-log entry commits with them or not at all.
+ */
 export async function createUser(
   input: z.input<typeof newUserSchema>,
   actor = "system:cli",
 ): Promise<CreateUserResult> {
   const { email, role, password } = newUserSchema.parse(input);
+  // The same function Better Auth verifies with (lib/auth/better-auth.ts).
   const passwordHash = await hashPassword(password);
   try {
-    const user = await db().$transaction(async (tx) => {
-      const created = await tx.user.create({ data: { email, role, passwordHash } });
+    const id = await db().$transaction(async (tx) => {
+      const people = authAdapterFor(tx);
+      const now = new Date();
+      const user = await people.create<Record<string, unknown>, { id: string }>({
+        model: "user",
+        // The name is Better Auth's required display name; the console shows the email.
+        data: { name: email, email, emailVerified: true, role, createdAt: now, updatedAt: now },
+      });
+      // Better Auth's credential account: accountId is the user's id (how sign-in finds it).
+      await people.create({
+        model: "account",
+        data: {
+          userId: user.id,
+          accountId: user.id,
+          providerId: "credential",
+          password: passwordHash,
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
       await appendDecision(tx, {
         actor,
         action: "user.created",
         reason: `added ${email} as ${role}`,
-        details: { email, role },
+        details: { userId: user.id, email, role },
       });
-      return created;
+      return user.id;
     });
-    return { ok: true, id: user.id };
+    return { ok: true, id };
   } catch (error) {
     if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
       return { ok: false, reason: "email-taken" };

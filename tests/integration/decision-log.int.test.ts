@@ -185,6 +185,30 @@ describe("appending to the decision log", () => {
       "every append is there exactly once",
     ).toEqual(Array.from({ length: n }, (_, i) => i + 1));
   });
+
+  it("chains every row of a multi-row insert, also across statements of one transaction and a rolled-back savepoint", async () => {
+    await appendEntries(1);
+    await sql(async (c) => {
+      const insert = (from: number, to: number) =>
+        c.query(
+          `INSERT INTO decision_log (actor, action, reason)
+           SELECT 'batch@example.test', 'review.reported', 'entry ' || i FROM generate_series($1::int, $2::int) i`,
+          [from, to],
+        );
+      await c.query("BEGIN");
+      await insert(2, 400);
+      await c.query("SAVEPOINT s");
+      await insert(401, 450);
+      await c.query("ROLLBACK TO SAVEPOINT s");
+      await insert(451, 500);
+      await c.query("COMMIT");
+    });
+    expectIntactChain(await chain(), 450);
+    expect((await head()).last_seq).toBe(450);
+    expect(await verifyDecisionLog(database.url)).toEqual({ ok: true, entries: 450 });
+    await appendDecision(db(), entry(501));
+    expect(await verifyDecisionLog(database.url)).toEqual({ ok: true, entries: 451 });
+  });
 });
 
 describe("the database refuses to change the decision log", () => {

@@ -1,0 +1,8 @@
+import { toNextJsHandler } from "better-auth/next-js";
+import { authFor } from "@/lib/auth/better-auth";
+
+// Better Auth's endpoints (sign-in/email, sign-out, get-session, ...). The instance is made on
+// the first request, never at import: `next build` loads this module with no database.
+export const { GET, POST, PATCH, PUT, DELETE } = toNextJsHandler((request: Request) =>
+  authFor(request).handler(request),
+);

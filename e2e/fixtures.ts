@@ -1,0 +1,185 @@
+/**
+ * Shared Playwright fixtures: import `test` and `expect` from here instead of @playwright/test.
+ *
+ * - `server` (one per worker): a fresh database on the test PostgreSQL server (TEST_PG_SERVER_URL,
+ *   which `npm test` sets; else DATABASE_URL's server, else an embedded one), migrated, and a
+ *   `next start` of the current build (`npx next build` first) on a free port of 127.0.0.1.
+ *   `baseURL` is set to it, so `page.goto("/reviews")` works.
+ * - `createPerson(role)`: a new person of that role (via createUser, like `user add`), not signed in.
+ * - `loginAs(role)`: such a person, signed in on `page` (its browser context holds the session
+ *   cookie). Signs in through the API, each time from a client address of its own, so specs do
+ *   not use up the login rate limit (5 per minute per address) that the UI sign-ins share.
+ *
+ * Every test of a worker shares its server and database: make data unique per test.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import net from "node:net";
+import path from "node:path";
+import { test as base, expect } from "@playwright/test";
+import pg from "pg";
+import type { PersonRole } from "../lib/auth/person-roles";
+import { migrate } from "../lib/db/migrate";
+import { resolveTestServer } from "../lib/db/test-server";
+
+export { expect };
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>` */
+  baseURL: string;
+  /** The server's own database, for setting up data or checking what a test wrote. */
+  databaseUrl: string;
+}
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+interface Fixtures {
+  createPerson: (role: PersonRole) => Promise<Credentials>;
+  loginAs: (role: PersonRole) => Promise<Credentials>;
+}
+
+const root = path.resolve(import.meta.dirname, "..");
+const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once("error", reject);
+    probe.listen(0, "127.0.0.1", () => {
+      const port = (probe.address() as net.AddressInfo).port;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function waitForHealth(baseURL: string, child: ChildProcess, output: () => string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output()}`);
+    const ok = await fetch(`${baseURL}/api/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`next start gave no health answer within 60 s:\n${output()}`);
+}
+
+/** Stops the server's whole process group (`next start` and its next-server child). */
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (!child.pid || child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  process.kill(-child.pid, "SIGTERM");
+  const timer = setTimeout(() => {
+    try {
+      process.kill(-child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }, 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+let clientAddress = 0;
+/** A client address (TEST-NET-2) for one API sign-in; see loginAs. */
+function nextClientAddress(workerIndex: number): string {
+  clientAddress += 1;
+  return `198.51.${100 + (workerIndex % 100)}.${(clientAddress % 250) + 1}`;
+}
+
+export const test = base.extend<Fixtures, { server: TestServer }>({
+  server: [
+    // (`provide` is Playwright's `use`, renamed so React's hook lint leaves it alone.)
+    async ({}, provide, workerInfo) => {
+      if (!existsSync(path.join(root, ".next", "BUILD_ID"))) {
+        throw new Error("no production build: run `npx next build` before the e2e specs (npm test does)");
+      }
+      const pgServer = await resolveTestServer();
+      const name = `rc_e2e_${workerInfo.workerIndex}_${randomBytes(4).toString("hex")}`;
+      const databaseUrl = new URL(pgServer.serverUrl);
+      databaseUrl.pathname = `/${name}`;
+      await withAdmin(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+      // createPerson runs createUser in this worker process: it must use the same database.
+      process.env.DATABASE_URL = databaseUrl.toString();
+
+      let child: ChildProcess | undefined;
+      try {
+        await migrate(databaseUrl.toString());
+        const port = await freePort();
+        const baseURL = `http://127.0.0.1:${port}`;
+        let output = "";
+        child = spawn(process.execPath, [nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
+          cwd: root,
+          // Its own process group: stopping it stops next-server too.
+          detached: true,
+          env: {
+            ...process.env,
+            DATABASE_URL: databaseUrl.toString(),
+            // A key of its own, so the server writes nothing into .data/.
+            BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
+            NEXT_TELEMETRY_DISABLED: "1",
+            LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+          },
+        });
+        child.stdout?.on("data", (d) => (output += d));
+        child.stderr?.on("data", (d) => (output += d));
+        await waitForHealth(baseURL, child, () => output);
+        await provide({ baseURL, databaseUrl: databaseUrl.toString() });
+      } finally {
+        if (child) await stopServer(child);
+        const { closeDb } = await import("../lib/db/client");
+        await closeDb();
+        await withAdmin(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        await pgServer.stop();
+      }
+    },
+    { scope: "worker", timeout: 120_000 },
+  ],
+
+  baseURL: async ({ server }, provide) => {
+    await provide(server.baseURL);
+  },
+
+  createPerson: async ({ server }, provide) => {
+    await provide(async (role) => {
+      // Loaded on first use: the Prisma client only when a spec needs people.
+      const { createUser } = await import("../lib/users/create-user");
+      const email = `${role}-${randomBytes(5).toString("hex")}@e2e.local`;
+      const password = randomBytes(12).toString("base64url");
+      expect(process.env.DATABASE_URL, "people go into the server's database").toBe(server.databaseUrl);
+      const result = await createUser({ email, role, password }, "system:e2e");
+      if (!result.ok) throw new Error(`could not create ${email}: ${result.reason}`);
+      return { email, password };
+    });
+  },
+
+  loginAs: async ({ page, server, createPerson }, provide, testInfo) => {
+    await provide(async (role) => {
+      const person = await createPerson(role);
+      const response = await page.request.post(`${server.baseURL}/api/auth/sign-in/email`, {
+        data: { email: person.email, password: person.password },
+        headers: { origin: server.baseURL, "x-forwarded-for": nextClientAddress(testInfo.workerIndex) },
+      });
+      if (!response.ok()) {
+        throw new Error(`signing in ${person.email} failed: ${response.status()} ${await response.text()}`);
+      }
+      return person;
+    });
+  },
+});

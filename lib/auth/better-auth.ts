@@ -1,0 +1,185 @@
+import { betterAuth, type BetterAuthOptions, type DBAdapter } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { db } from "@/lib/db/client";
+import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import { log } from "@/lib/log";
+import { hashPassword, verifyPassword } from "./passwords";
+import { isPersonRole, PERSON_ROLES } from "./person-roles";
+import { authSecret } from "./secret";
+import type { SessionUser } from "./session";
+
+// Sign-in for people: Better Auth, configured once here (docs/decisions/0006-authentication.md).
+// Its endpoints are served under /api/auth/* by app/api/auth/[...all]/route.ts.
+
+export const AUTH_BASE_PATH = "/api/auth";
+/** The login rule: this many attempts per client IP per window (seconds), then 429. */
+export const SIGN_IN_RATE_LIMIT = { window: 60, max: 5 } as const;
+/** A session lasts this long from sign-in, used or not (no sliding refresh). */
+export const SESSION_SECONDS = 12 * 60 * 60;
+/** Cookies are `review-console.session_token` (or `__Secure-review-console...` over https). */
+export const COOKIE_PREFIX = "review-console";
+
+const adapterConfig = { provider: "postgresql", transaction: true } as const;
+
+/**
+ * What Better Auth must know to map its models onto our tables: the `role` field, ids made by
+ * the database (UUID), and the rate-limit table. Shared by the instance and createUser's adapter.
+ */
+const modelOptions = {
+  user: {
+    additionalFields: {
+      // Set by `review-console user add` only: input false keeps it out of every endpoint.
+      role: { type: [...PERSON_ROLES], required: true, input: false },
+    },
+  },
+  advanced: { database: { generateId: "uuid" } },
+  rateLimit: { storage: "database" },
+} satisfies Partial<BetterAuthOptions>;
+
+function trustedProxies(): string[] | undefined {
+  const list = process.env.TRUSTED_PROXIES?.split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return list?.length ? list : undefined;
+}
+
+/** Better Auth's messages, into our structured log. */
+function logBetterAuth(level: "debug" | "info" | "warn" | "error", message: string, ...args: unknown[]): void {
+  // Deriving the origin from each request is our choice when BETTER_AUTH_URL is unset (see
+  // auth()), not a mistake to warn about at every start.
+  const chosen = message.includes("Base URL is not set") ? "debug" : level;
+  const err = args.find((a) => a instanceof Error);
+  const rest = args.filter((a) => a !== err);
+  log[chosen]({ ...(err ? { err } : {}), ...(rest.length ? { args: rest } : {}) }, `better-auth: ${message}`);
+}
+
+function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
+  const proxies = trustedProxies();
+  return betterAuth({
+    appName: "Review Console",
+    basePath: AUTH_BASE_PATH,
+    // BETTER_AUTH_URL, when set, fixes the site's origin; otherwise it is each request's own
+    // (requestOrigin). The secret signs the session cookie.
+    secret: authSecret(),
+    // Better Auth checks `Origin` on cookie requests against these (plus BETTER_AUTH_URL).
+    trustedOrigins: (request?: Request) => (request ? [requestOrigin(request.headers, request.url)] : []),
+    database: prismaAdapter(client, adapterConfig),
+    user: modelOptions.user,
+    emailAndPassword: {
+      enabled: true,
+      // People are created by `review-console user add` and the demo seed, never by themselves.
+      disableSignUp: true,
+      minPasswordLength: 12,
+      maxPasswordLength: 1024,
+      // Argon2id (memory-hard) instead of Better Auth's default scrypt: lib/auth/passwords.ts.
+      password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
+    },
+    session: { expiresIn: SESSION_SECONDS, disableSessionRefresh: true },
+    rateLimit: {
+      // Better Auth turns it on only when NODE_ENV=production; we want it everywhere.
+      enabled: true,
+      storage: "database",
+      window: 60,
+      max: 100,
+      customRules: { "/sign-in/email": { ...SIGN_IN_RATE_LIMIT } },
+    },
+    advanced: {
+      ...modelOptions.advanced,
+      cookiePrefix: COOKIE_PREFIX,
+      useSecureCookies: secureCookies,
+      // Better Auth skips both when NODE_ENV=test; the tests must see what production does.
+      disableOriginCheck: false,
+      disableCSRFCheck: false,
+      ...(proxies ? { ipAddress: { trustedProxies: proxies } } : {}),
+    },
+    telemetry: { enabled: false },
+    logger: { level: "warn", log: logBetterAuth },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+const globalForAuth = globalThis as unknown as {
+  reviewConsoleAuth?: { client: PrismaClient; instances: Map<string, Auth> };
+};
+
+/**
+ * The Better Auth instance, created on first use (`next build` imports route modules with no
+ * database) and again whenever the database client was replaced (tests close it between files).
+ *
+ * Session cookies are Secure when the console is served over https. Unless BETTER_AUTH_URL fixes
+ * the scheme, that is decided per request, so there are up to two instances: one whose cookies
+ * are Secure (`__Secure-` prefix), one for plain http (a local `npm start`).
+ */
+export function auth(secure = false): Auth {
+  const client = db();
+  let cache = globalForAuth.reviewConsoleAuth;
+  if (!cache || cache.client !== client) {
+    cache = { client, instances: new Map() };
+    globalForAuth.reviewConsoleAuth = cache;
+  }
+  const key = process.env.BETTER_AUTH_URL ? "configured" : secure ? "https" : "http";
+  let instance = cache.instances.get(key);
+  if (!instance) {
+    instance = createAuth(client, key === "configured" ? undefined : secure);
+    cache.instances.set(key, instance);
+  }
+  return instance;
+}
+
+/**
+ * Whether the request reached us over https: `X-Forwarded-Proto`, which Next sets for every
+ * request (from the TLS socket, or kept from the proxy in front), else the request URL.
+ */
+export function servedOverHttps(headers: Headers, url?: string): boolean {
+  const forwarded = headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+  if (forwarded) return forwarded === "https";
+  return url?.startsWith("https:") ?? false;
+}
+
+/**
+ * This site's origin as the browser addressed it: the scheme, and the host from X-Forwarded-Host
+ * (which Next sets from Host unless a proxy did) or Host. Falls back to the request URL's origin,
+ * which Next builds from the address it listens on (`http://localhost:3000` for `-H 127.0.0.1`),
+ * not from what the browser used. A page of another site cannot set these headers on a
+ * request it makes the browser send (that needs a CORS preflight, which we never grant).
+ */
+export function requestOrigin(headers: Headers, url: string): string {
+  const host = headers.get("x-forwarded-host")?.split(",")[0]?.trim() || headers.get("host");
+  if (host) {
+    try {
+      return new URL(`${servedOverHttps(headers, url) ? "https" : "http"}://${host}`).origin;
+    } catch {
+      // not a host name: fall back to the URL
+    }
+  }
+  return new URL(url).origin;
+}
+
+/** The instance that serves this request (see auth()). */
+export function authFor(request: Request): Auth {
+  return auth(servedOverHttps(request.headers, request.url));
+}
+
+/** True when the request carries something that looks like our session cookie. */
+export function hasSessionCookie(headers: Headers): boolean {
+  return headers.get("cookie")?.includes(`${COOKIE_PREFIX}.session_token=`) ?? false;
+}
+
+/** The person whose valid session cookie these request headers carry, or null. */
+export async function sessionUser(headers: Headers, url?: string): Promise<SessionUser | null> {
+  // Most API calls come from programs with tokens: no cookie, no session lookup.
+  if (!hasSessionCookie(headers)) return null;
+  const session = await auth(servedOverHttps(headers, url)).api.getSession({ headers });
+  if (!session || !isPersonRole(session.user.role)) return null;
+  return { id: session.user.id, email: session.user.email, role: session.user.role };
+}
+
+/**
+ * Better Auth's own database adapter over a Prisma transaction: writes through it get Better
+ * Auth's field mapping and defaults, and commit or roll back with the caller's other writes
+ * (createUser adds the person and the decision-log entry in one transaction).
+ */
+export function authAdapterFor(tx: Prisma.TransactionClient): DBAdapter {
+  return prismaAdapter(tx, { ...adapterConfig, transaction: false })(modelOptions as BetterAuthOptions);
+}
