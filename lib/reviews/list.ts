@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { messageKeyOf } from "./intake";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ERROR_CLASS_NONE, type ListQuery, type ReviewStatus } from "./schema";
 
@@ -74,6 +75,7 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
   else if (query.kind) add((p) => `kind = ${p}`, query.kind);
   if (query.sequenceKey) add((p) => `sequence_key = ${p}`, query.sequenceKey);
   if (query.effectKey) add((p) => `effect_key = ${p}`, query.effectKey);
+  if (query.messageId) add((p) => `message_key = ${p}`, messageKeyOf("", query.messageId));
   if (query.errorClass === ERROR_CLASS_NONE) where.push("error_class IS NULL");
   else if (query.errorClass) add((p) => `error_class = ${p}`, query.errorClass);
   if (query.q) add((p) => `review_search_text(id, message) LIKE ${p}`, `%${escapeLike(query.q.toLowerCase())}%`);

@@ -78,6 +78,8 @@ export const listQuerySchema = z.object({
   kind: filterText.optional(),
   sequenceKey: filterText.optional(),
   effectKey: filterText.optional(),
+  /** Exact message id: an index lookup, unlike `q`, whose trigram search grows with the table. */
+  messageId: filterText.optional(),
   errorClass: filterText.optional(),
   q: z
     .string()

@@ -101,6 +101,20 @@ describe("POST /api/v1/reviews", () => {
     expect(found.body.items).toHaveLength(1);
   });
 
+  it("the list finds a record by its exact message id (messageId filter), and only it", async () => {
+    const token = await tokenFor("consumer");
+    const reader = await tokenFor("support");
+    const message = envelope();
+    const created = await call(report, { token, body: reportOf(message) });
+    await call(report, { token, body: reportOf({ ...envelope(), id: `${message.id}-other` }) });
+    const found = await call(list, {
+      token: reader,
+      path: `/api/v1/reviews?messageId=${encodeURIComponent(message.id)}`,
+    });
+    expect(found.status).toBe(200);
+    expect(found.body.items.map((i: { id: string }) => i.id)).toEqual([created.body.id]);
+  });
+
   it("a message without an id is deduplicated by a fingerprint of its raw text", async () => {
     const token = await tokenFor("consumer");
     const message = { kind: "invoice.reminder", payload: { note: `no id ${Math.random()}` } };
