@@ -1,13 +1,11 @@
-export default function Home() {
-  return (
-    <main>
-      <h1>Review Console</h1>
-      <p>
-        The manual route for task queues. The record API is served under <code>/api/v1/reviews</code>.
-      </p>
-      <p>
-        Health: <a href="/api/health">/api/health</a>
-      </p>
-    </main>
-  );
+import { redirect } from "next/navigation";
+import { can } from "@/lib/auth/roles";
+import { currentUser } from "@/lib/auth/session";
+
+// The home page has nothing of its own: signed-out people go to the login page, everyone else
+// to the first section their role may use (the queue; the page itself explains a refusal).
+export default async function Home() {
+  const user = await currentUser();
+  if (!user) redirect("/login");
+  redirect(!can(user.role, "reviews.read") && can(user.role, "audit.read") ? "/audit" : "/reviews");
 }

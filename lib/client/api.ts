@@ -27,7 +27,13 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
     headers: { accept: "application/json", ...(init?.body ? { "content-type": "application/json" } : {}) },
   });
   const text = await response.text();
-  const body: unknown = text ? JSON.parse(text) : null;
+  let body: unknown = null;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON (a proxy's HTML error page, say): keep the status, report it as an API error.
+    body = null;
+  }
   if (!response.ok) {
     const error = (body as { error?: { code?: string; message?: string; issues?: ApiIssue[] } } | null)?.error;
     throw new ApiRequestError(

@@ -1,0 +1,37 @@
+import { dehydrate, HydrationBoundary, noop, QueryClient } from "@tanstack/react-query";
+import type { Metadata } from "next";
+import { fromPageParams, readAuditFilters } from "@/components/audit/audit-params";
+import { DecisionLog } from "@/components/audit/decision-log";
+import type { AuditPage } from "@/components/audit/model";
+import { AUDIT_PAGE_SIZE, auditListOptions } from "@/components/audit/queries";
+import { listDecisions } from "@/lib/audit/list";
+import { auditListQuerySchema } from "@/lib/audit/schema";
+import { requireUser } from "@/lib/auth/session";
+
+export const metadata: Metadata = { title: "Decision log · Review Console" };
+
+/**
+ * The decision log (inside the shell of ./layout.tsx); its first page is read on the server so
+ * the first paint has entries.
+ */
+export default async function AuditPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  await requireUser("audit.read", "/audit");
+  const filters = readAuditFilters(fromPageParams(await searchParams));
+  const queryClient = new QueryClient();
+  const query = auditListQuerySchema.safeParse({ ...filters, limit: String(AUDIT_PAGE_SIZE) });
+  // Filters the API would refuse are left to the browser, which shows the API's message.
+  if (query.success) {
+    await queryClient
+      .infiniteQuery({ ...auditListOptions(filters), queryFn: (): Promise<AuditPage> => listDecisions(query.data) })
+      .catch(noop);
+  }
+  return (
+    <HydrationBoundary state={dehydrate(queryClient)}>
+      <DecisionLog />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,77 @@
+import Link from "next/link";
+import type { ReactNode } from "react";
+import { SignOutButton } from "@/components/sign-out-button";
+import { buttonClassName } from "@/components/ui/button";
+import { can, type Role } from "@/lib/auth/roles";
+
+export type ShellSection = "reviews" | "audit";
+
+/** Who is signed in, as the shell shows it (a subset of the session's user). */
+export interface ShellUser {
+  email: string;
+  role: Role;
+}
+
+const NAV: { section: ShellSection; href: string; label: string; permission: "reviews.read" | "audit.read" }[] = [
+  { section: "reviews", href: "/reviews", label: "Queue", permission: "reviews.read" },
+  { section: "audit", href: "/audit", label: "Decision log", permission: "audit.read" },
+];
+
+/**
+ * The frame of every signed-in page: a skip link, the header (product, the sections this role
+ * may use, who is signed in, sign out) and the `<main>` landmark the skip link jumps to.
+ * Pass `user={null}` for a loading frame (the header keeps its size).
+ */
+export function AppShell({
+  user,
+  current,
+  children,
+}: {
+  user: ShellUser | null;
+  current?: ShellSection;
+  children: ReactNode;
+}) {
+  const links = user ? NAV.filter((item) => can(user.role, item.permission)) : [];
+  return (
+    <>
+      <a className="rc-skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="rc-shell-header">
+        <Link className="rc-shell-brand" href="/">
+          Review Console
+        </Link>
+        <nav className="rc-shell-nav" aria-label="Main">
+          <ul>
+            {links.map((item) => (
+              <li key={item.section}>
+                <Link href={item.href} aria-current={item.section === current ? "page" : undefined}>
+                  {item.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="rc-shell-user">
+          {user ? (
+            <>
+              <span className="rc-visually-hidden">Signed in as</span>
+              <span className="rc-shell-email" title={user.email}>
+                {user.email}
+              </span>
+              <span className="rc-shell-role" title="Your role">
+                {user.role}
+              </span>
+              <SignOutButton className={buttonClassName("default", "sm")} />
+            </>
+          ) : (
+            <span className="rc-shell-placeholder" aria-hidden="true" />
+          )}
+        </div>
+      </header>
+      <main id="main" className="rc-shell-main" tabIndex={-1}>
+        {children}
+      </main>
+    </>
+  );
+}

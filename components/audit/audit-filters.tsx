@@ -1,0 +1,143 @@
+"use client";
+
+import { type FormEvent, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Field, Input } from "@/components/ui/field";
+import type { ParamPatch } from "@/components/ui/use-url-params";
+import { AUDIT_FILTERS, type AuditFilters, isoToUtcInput, UUID_PATTERN, utcInputToIso } from "./audit-params";
+import styles from "./audit.module.css";
+
+type Draft = Record<(typeof AUDIT_FILTERS)[number], string>;
+
+function draftOf(filters: AuditFilters): Draft {
+  return {
+    actor: filters.actor ?? "",
+    action: filters.action ?? "",
+    reviewId: filters.reviewId ?? "",
+    effectKey: filters.effectKey ?? "",
+    from: isoToUtcInput(filters.from),
+    to: isoToUtcInput(filters.to),
+  };
+}
+
+const EMPTY: Draft = { actor: "", action: "", reviewId: "", effectKey: "", from: "", to: "" };
+
+/**
+ * The decision log's filters. They apply together on Enter or "Apply"; the applied values live
+ * in the URL (from/to as ISO instants), the form only holds what is not applied yet.
+ */
+export function AuditFilterForm({
+  filters,
+  setParams,
+}: {
+  filters: AuditFilters;
+  setParams: (patch: ParamPatch) => void;
+}) {
+  const applied = draftOf(filters);
+  const appliedKey = JSON.stringify(applied);
+  const [draft, setDraft] = useState(applied);
+  const [seenKey, setSeenKey] = useState(appliedKey);
+  if (seenKey !== appliedKey) {
+    setSeenKey(appliedKey);
+    setDraft(applied);
+  }
+  const dirty = JSON.stringify(draft) !== appliedKey;
+  const any = Object.keys(filters).length > 0;
+
+  const reviewIdBad = draft.reviewId.trim() !== "" && !UUID_PATTERN.test(draft.reviewId.trim());
+  const from = utcInputToIso(draft.from);
+  const to = utcInputToIso(draft.to);
+  const rangeBad = from !== "" && to !== "" && to < from;
+  const invalid = reviewIdBad || rangeBad;
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    if (invalid) return;
+    setParams({
+      actor: draft.actor.trim(),
+      action: draft.action.trim(),
+      reviewId: draft.reviewId.trim().toLowerCase(),
+      effectKey: draft.effectKey.trim(),
+      from,
+      to,
+    });
+  };
+  const clear = () => {
+    setDraft(EMPTY);
+    setParams(Object.fromEntries(AUDIT_FILTERS.map((key) => [key, null])));
+  };
+  const input = (key: "actor" | "action" | "effectKey", label: string, placeholder: string) => (
+    <Field label={label} htmlFor={`audit-${key}`} hint={<span className={styles.hint}>&nbsp;</span>}>
+      <Input
+        id={`audit-${key}`}
+        value={draft[key]}
+        placeholder={placeholder}
+        autoComplete="off"
+        spellCheck={false}
+        onChange={(event) => setDraft({ ...draft, [key]: event.target.value })}
+      />
+    </Field>
+  );
+
+  return (
+    <form className={styles.filters} onSubmit={apply} role="search" aria-label="Filter the decision log">
+      {input("actor", "Actor", "e.g. user:owner@demo.local")}
+      {input("action", "Action", "e.g. review.replay")}
+      <Field
+        label="Record"
+        htmlFor="audit-reviewId"
+        hint={
+          <span className={`${styles.hint} ${reviewIdBad ? styles.invalid : ""}`}>
+            {reviewIdBad ? "A record id is a UUID." : "\u00a0"}
+          </span>
+        }
+      >
+        <Input
+          id="audit-reviewId"
+          value={draft.reviewId}
+          placeholder="record id (UUID)"
+          autoComplete="off"
+          spellCheck={false}
+          aria-invalid={reviewIdBad || undefined}
+          aria-describedby="audit-reviewId-hint"
+          onChange={(event) => setDraft({ ...draft, reviewId: event.target.value })}
+        />
+      </Field>
+      {input("effectKey", "Effect key", "exact key")}
+      <Field label="From (UTC, inclusive)" htmlFor="audit-from" hint={<span className={styles.hint}>&nbsp;</span>}>
+        <Input
+          id="audit-from"
+          type="datetime-local"
+          value={draft.from}
+          onChange={(event) => setDraft({ ...draft, from: event.target.value })}
+        />
+      </Field>
+      <Field
+        label="To (UTC, exclusive)"
+        htmlFor="audit-to"
+        hint={
+          <span className={`${styles.hint} ${rangeBad ? styles.invalid : ""}`}>
+            {rangeBad ? "Must not be before From." : "\u00a0"}
+          </span>
+        }
+      >
+        <Input
+          id="audit-to"
+          type="datetime-local"
+          value={draft.to}
+          aria-invalid={rangeBad || undefined}
+          aria-describedby="audit-to-hint"
+          onChange={(event) => setDraft({ ...draft, to: event.target.value })}
+        />
+      </Field>
+      <div className={styles.filterActions}>
+        <Button type="submit" variant={dirty && !invalid ? "primary" : "default"} disabled={!dirty || invalid}>
+          Apply
+        </Button>
+        <Button variant="subtle" onClick={clear} disabled={!any && !dirty}>
+          Clear
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,116 @@
+"use client";
+
+import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { useMemo } from "react";
+import { Button, buttonClassName } from "@/components/ui/button";
+import { EmptyState, ErrorState, describeError } from "@/components/ui/states";
+import { useUrlParams } from "@/components/ui/use-url-params";
+import { AuditFilterForm } from "./audit-filters";
+import { AUDIT_FILTERS, readAuditFilters } from "./audit-params";
+import { AuditTable } from "./audit-table";
+import { ChainStatus } from "./chain-status";
+import { AUDIT_PAGE_SIZE, auditExportHref, auditListOptions } from "./queries";
+import styles from "./audit.module.css";
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+/**
+ * The decision log: who did what to which record and why, newest first, with the hash chain's
+ * verification and exports of exactly what the filters select. Filters live in the URL.
+ */
+export function DecisionLog() {
+  const [params, setParams] = useUrlParams();
+  const filters = useMemo(() => readAuditFilters((key) => params.get(key)), [params]);
+  const list = useInfiniteQuery({ ...auditListOptions(filters), placeholderData: keepPreviousData });
+  const entries = useMemo(() => list.data?.pages.flatMap((page) => page.items), [list.data]);
+  const filtered = Object.keys(filters).length > 0;
+  const clear = () => setParams(Object.fromEntries(AUDIT_FILTERS.map((key) => [key, null])));
+
+  const state =
+    list.isError && !list.data ? (
+      <ErrorState
+        title="The decision log could not be loaded"
+        error={list.error}
+        onRetry={() => void list.refetch()}
+        retrying={list.isFetching}
+        action={
+          filtered ? (
+            <Button variant="subtle" onClick={clear}>
+              Clear filters
+            </Button>
+          ) : null
+        }
+      />
+    ) : entries && entries.length === 0 ? (
+      filtered ? (
+        <EmptyState title="No entries match these filters" action={<Button onClick={clear}>Clear filters</Button>}>
+          Actor, action and effect key must match exactly; the time range is in UTC, From inclusive, To exclusive.
+        </EmptyState>
+      ) : (
+        <EmptyState title="The decision log is empty">
+          Every action on a record, every refused authorization and every user or token change is written here.
+        </EmptyState>
+      )
+    ) : undefined;
+
+  return (
+    <div className={styles.page}>
+      <div className={styles.titleRow}>
+        <h1 className={styles.title}>Decision log</h1>
+        <p className={styles.titleNote}>Append-only; each entry carries the hash of the one before.</p>
+        <div className={styles.exports}>
+          <a className={buttonClassName("default", "sm")} href={auditExportHref("ndjson", filters)} download>
+            Export NDJSON
+          </a>
+          <a className={buttonClassName("default", "sm")} href={auditExportHref("csv", filters)} download>
+            Export CSV
+          </a>
+        </div>
+      </div>
+
+      <ChainStatus />
+
+      <AuditFilterForm filters={filters} setParams={setParams} />
+
+      <section aria-labelledby="audit-results-title">
+        <div className={styles.resultsHeader}>
+          <h2 className={styles.resultsTitle} id="audit-results-title">
+            Entries
+          </h2>
+          <span className={styles.resultsMeta}>
+            {entries ? `${numberFormat.format(entries.length)} shown${list.hasNextPage ? ", more below" : ""}` : ""}
+          </span>
+          {list.isError && list.data ? (
+            <span className={styles.resultsMeta} role="alert">
+              Refresh failed: {describeError(list.error).advice}
+            </span>
+          ) : null}
+          <Button
+            size="sm"
+            variant="subtle"
+            style={{ marginLeft: "auto" }}
+            onClick={() => void list.refetch()}
+            disabled={list.isFetching}
+          >
+            {list.isFetching && !list.isFetchingNextPage ? "Refreshing…" : "Refresh"}
+          </Button>
+        </div>
+        <AuditTable
+          entries={entries}
+          loading={list.isPending && !list.isError}
+          stale={list.isPlaceholderData}
+          state={state}
+        />
+        <div className={styles.footer}>
+          {list.hasNextPage ? (
+            <Button onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+              {list.isFetchingNextPage ? "Loading…" : `Load ${AUDIT_PAGE_SIZE} more`}
+            </Button>
+          ) : entries && entries.length > 0 ? (
+            <span>End of the log.</span>
+          ) : null}
+        </div>
+      </section>
+    </div>
+  );
+}

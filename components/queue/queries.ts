@@ -1,0 +1,40 @@
+import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
+import { apiGet, queryString } from "@/lib/client/api";
+import { reviewKeys } from "@/lib/client/query-keys";
+import type { CauseGroups, QueuePage, QueueStats } from "./model";
+import { groupFilters, type QueueFilters } from "./queue-params";
+
+// Query definitions of the queue, shared by the browser (fetching the API) and the server page
+// (which swaps `queryFn` for a direct call of lib/reviews, same key, same data shape).
+
+export const QUEUE_PAGE_SIZE = 50;
+/** Live refresh of the list and the counts. */
+export const LIVE_REFRESH_MS = 10_000;
+
+export function queueListOptions(filters: QueueFilters) {
+  return infiniteQueryOptions({
+    queryKey: reviewKeys.list(filters),
+    queryFn: ({ pageParam, signal }) =>
+      apiGet<QueuePage>(
+        `/api/v1/reviews${queryString({ ...filters, cursor: pageParam ?? undefined, limit: QUEUE_PAGE_SIZE })}`,
+        signal,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last: QueuePage) => last.nextCursor,
+  });
+}
+
+export function queueStatsOptions() {
+  return queryOptions({
+    queryKey: reviewKeys.stats(),
+    queryFn: ({ signal }) => apiGet<QueueStats>("/api/v1/reviews/stats", signal),
+  });
+}
+
+export function causeGroupsOptions(filters: QueueFilters) {
+  const picked = groupFilters(filters);
+  return queryOptions({
+    queryKey: reviewKeys.groups(picked),
+    queryFn: ({ signal }) => apiGet<CauseGroups>(`/api/v1/reviews/groups${queryString(picked)}`, signal),
+  });
+}

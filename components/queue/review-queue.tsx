@@ -1,0 +1,284 @@
+"use client";
+
+import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import { useEffect, useMemo, useRef } from "react";
+import { Button } from "@/components/ui/button";
+import { EmptyState, ErrorState, describeError } from "@/components/ui/states";
+import { formatAge, formatUtc } from "@/components/ui/time";
+import { useNow } from "@/components/ui/use-now";
+import { useUrlParams } from "@/components/ui/use-url-params";
+import { CauseGroupsTable } from "./cause-groups";
+import { type CauseGroup, ERROR_CLASS_NONE, type QueueItem } from "./model";
+import { LIVE_REFRESH_MS, QUEUE_PAGE_SIZE, causeGroupsOptions, queueListOptions, queueStatsOptions } from "./queries";
+import { QueueFilters } from "./queue-filters";
+import { ALL_STATUSES, DEFAULT_STATUS, TEXT_FILTERS, readQueueState } from "./queue-params";
+import { ReviewTable } from "./review-table";
+import { StatsBar } from "./stats-bar";
+import styles from "./queue.module.css";
+
+const numberFormat = new Intl.NumberFormat("en-US");
+
+function clockTime(ms: number): string {
+  return formatUtc(new Date(ms).toISOString()).slice(11);
+}
+
+/**
+ * The review queue: counts, filters, records (or groups by cause), live. All view state is in
+ * the URL (see queue-params.ts); the first page of records arrives prefetched from the server.
+ */
+export function ReviewQueue({ initialNow }: { initialNow: number }) {
+  const [params, setParams] = useUrlParams();
+  const state = useMemo(() => readQueueState((key) => params.get(key)), [params]);
+  const now = useNow(initialNow);
+  const resultsRef = useRef<HTMLElement>(null);
+
+  const list = useInfiniteQuery({
+    ...queueListOptions(state.filters),
+    enabled: !state.grouped,
+    refetchInterval: LIVE_REFRESH_MS,
+    placeholderData: keepPreviousData,
+  });
+  const stats = useQuery({ ...queueStatsOptions(), refetchInterval: LIVE_REFRESH_MS });
+  const groups = useQuery({
+    ...causeGroupsOptions(state.filters),
+    enabled: state.grouped,
+    refetchInterval: LIVE_REFRESH_MS,
+    placeholderData: keepPreviousData,
+  });
+
+  // One row per record even if a live refresh moved a record between two loaded pages.
+  const items = useMemo(() => {
+    if (!list.data) return undefined;
+    const seen = new Set<string>();
+    const rows: QueueItem[] = [];
+    for (const page of list.data.pages) {
+      for (const item of page.items) {
+        if (!seen.has(item.id)) {
+          seen.add(item.id);
+          rows.push(item);
+        }
+      }
+    }
+    return rows;
+  }, [list.data]);
+
+  // "/" focuses the search, as in most consoles.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
+      const target = event.target as HTMLElement;
+      if (target.closest("input, textarea, select, [contenteditable='true']")) return;
+      event.preventDefault();
+      document.getElementById("queue-q")?.focus();
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  const filtered = Object.keys(state.filters).some((k) => k !== "status") || state.status !== DEFAULT_STATUS;
+  const clearFilters = () => {
+    const patch: Record<string, null> = { status: null, category: null, q: null };
+    for (const key of TEXT_FILTERS) patch[key] = null;
+    setParams(patch);
+  };
+  const selectGroup = (group: CauseGroup) => {
+    setParams({
+      kind: group.kind,
+      reason: group.reason,
+      errorClass: group.errorClass ?? ERROR_CLASS_NONE,
+      view: null,
+    });
+    // Keyboard and screen-reader users land on the records the group selected.
+    requestAnimationFrame(() => resultsRef.current?.focus());
+  };
+
+  const active = state.grouped ? groups : list;
+  const refreshFailed = active.isError && active.data !== undefined;
+  const live = active.isError ? "error" : active.isFetching || stats.isFetching ? "busy" : "idle";
+  const openCount = stats.data?.byStatus.open;
+  const oldest = stats.data?.oldestOpenAgeSeconds;
+
+  const listState =
+    list.isError && !list.data ? (
+      <ErrorState
+        title="The records could not be loaded"
+        error={list.error}
+        onRetry={() => void list.refetch()}
+        retrying={list.isFetching}
+        action={
+          filtered ? (
+            <Button variant="subtle" onClick={clearFilters}>
+              Clear filters
+            </Button>
+          ) : null
+        }
+      />
+    ) : items && items.length === 0 ? (
+      filtered ? (
+        <EmptyState
+          title="No records match these filters"
+          action={
+            <>
+              <Button onClick={clearFilters}>Clear filters</Button>
+              {state.status !== ALL_STATUSES ? (
+                <Button variant="subtle" onClick={() => setParams({ status: ALL_STATUSES })}>
+                  Include every status
+                </Button>
+              ) : null}
+            </>
+          }
+        >
+          Widen the search or the status, or clear the filters to see the whole open queue.
+        </EmptyState>
+      ) : (
+        <EmptyState
+          title="No open records"
+          action={
+            <Button variant="subtle" onClick={() => setParams({ status: ALL_STATUSES })}>
+              Show every status
+            </Button>
+          }
+        >
+          Every reported record has an outcome. New records appear here within {LIVE_REFRESH_MS / 1000} seconds of being
+          reported.
+        </EmptyState>
+      )
+    ) : undefined;
+
+  const groupsState =
+    groups.isError && !groups.data ? (
+      <ErrorState
+        title="The groups could not be loaded"
+        error={groups.error}
+        onRetry={() => void groups.refetch()}
+        retrying={groups.isFetching}
+        action={
+          <Button variant="subtle" onClick={() => setParams({ view: null })}>
+            Show records instead
+          </Button>
+        }
+      />
+    ) : groups.data && groups.data.groups.length === 0 ? (
+      <EmptyState title="No groups for these filters">
+        No records with this status and category. Change the status filter to see others.
+      </EmptyState>
+    ) : undefined;
+
+  return (
+    <div className={styles.page}>
+      <div className={styles.titleRow}>
+        <h1 className={styles.title}>Review queue</h1>
+        <p className={styles.summary}>
+          {stats.data ? (
+            <>
+              <strong>{numberFormat.format(openCount ?? 0)}</strong> open
+              {oldest !== null && oldest !== undefined ? (
+                <>
+                  {" "}
+                  · oldest open <strong>{formatAge(oldest * 1000)}</strong>
+                </>
+              ) : null}{" "}
+              · {numberFormat.format(stats.data.total)} records in total
+            </>
+          ) : (
+            " "
+          )}
+        </p>
+        <p className={styles.live}>
+          <span
+            aria-hidden="true"
+            className={`${styles.liveDot} ${live === "busy" ? styles.liveDotBusy : ""} ${live === "error" ? styles.liveDotError : ""}`}
+          />
+          {live === "error"
+            ? "Live refresh failed"
+            : active.dataUpdatedAt
+              ? `Live · updated ${clockTime(active.dataUpdatedAt)}`
+              : "Live"}
+        </p>
+      </div>
+
+      <StatsBar
+        stats={stats.data}
+        category={state.filters.category}
+        reason={state.filters.reason}
+        failed={stats.isError}
+        onRetry={() => void stats.refetch()}
+        onCategory={(value) => setParams({ category: value })}
+        onReason={(value) => setParams({ reason: value })}
+      />
+
+      <QueueFilters
+        state={state}
+        reasons={stats.data ? Object.keys(stats.data.byReason).sort() : []}
+        setParams={setParams}
+      />
+
+      <section
+        className={styles.results}
+        aria-labelledby="queue-results-title"
+        id="queue-results"
+        tabIndex={-1}
+        ref={resultsRef}
+      >
+        <div className={styles.resultsHeader}>
+          <h2 className={styles.resultsTitle} id="queue-results-title">
+            {state.grouped ? "Groups by cause" : "Records"}
+          </h2>
+          <span className={styles.resultsMeta}>
+            {state.grouped
+              ? groups.data
+                ? `${numberFormat.format(groups.data.groups.length)} groups${groups.data.truncated ? " (largest shown)" : ""}`
+                : ""
+              : items
+                ? `${numberFormat.format(items.length)} shown${list.hasNextPage ? ", more below" : ""}`
+                : ""}
+          </span>
+          {refreshFailed ? (
+            <span className={`${styles.resultsMeta} ${styles.refreshNotice}`} role="alert">
+              {describeError(active.error).advice} Showing rows from {clockTime(active.dataUpdatedAt)}.
+            </span>
+          ) : null}
+          <label className={styles.switchLabel}>
+            <input
+              type="checkbox"
+              role="switch"
+              checked={state.grouped}
+              onChange={(event) => setParams({ view: event.target.checked ? "groups" : null })}
+            />
+            Grouped by cause
+          </label>
+        </div>
+
+        {state.grouped ? (
+          <CauseGroupsTable
+            groups={groups.data?.groups}
+            loading={groups.isPending && !groups.isError}
+            stale={groups.isPlaceholderData}
+            now={now}
+            state={groupsState}
+            onSelect={selectGroup}
+          />
+        ) : (
+          <>
+            <ReviewTable
+              items={items}
+              loading={list.isPending && !list.isError}
+              stale={list.isPlaceholderData}
+              now={now}
+              state={listState}
+            />
+            <div className={styles.footer}>
+              {list.hasNextPage ? (
+                <Button onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
+                  {list.isFetchingNextPage ? "Loading…" : `Load ${QUEUE_PAGE_SIZE} more`}
+                </Button>
+              ) : items && items.length > 0 ? (
+                <span>End of the list.</span>
+              ) : null}
+            </div>
+          </>
+        )}
+      </section>
+    </div>
+  );
+}
