@@ -133,6 +133,11 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
             DATABASE_URL: databaseUrl.toString(),
             // A key of its own, so the server writes nothing into .data/.
             BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
+            // This process, on 127.0.0.1, stands in for a proxy: the server then takes the client
+            // address from X-Forwarded-For, so each loginAs gets a login budget of its own. (The
+            // browser's sign-ins send none: Next sets 127.0.0.1, a trusted proxy, so they share
+            // one budget, as login.spec.ts expects.)
+            TRUSTED_PROXIES: "127.0.0.1",
             NEXT_TELEMETRY_DISABLED: "1",
             LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
           },

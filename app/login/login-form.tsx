@@ -5,8 +5,12 @@ import { authClient } from "@/lib/auth/auth-client";
 import styles from "./login.module.css";
 
 /** What to tell the person, from Better Auth's answer. Never says whether the email exists. */
-function messageFor(status: number): string {
+function messageFor(status: number, code?: string): string {
   if (status === 401) return "Wrong email or password.";
+  // The per-account limit (lib/auth/sign-in-limit.ts) holds for 15 minutes, from any address.
+  if (status === 429 && code === "TOO_MANY_FAILED_SIGN_INS") {
+    return "Too many failed sign-ins for this account. Wait about 15 minutes, or ask an admin.";
+  }
   if (status === 429) return "Too many sign-in attempts from here. Wait a minute, then try again.";
   if (status === 400) return "Enter a valid email address and your password.";
   return "Signing in failed. Try again in a moment.";
@@ -45,7 +49,7 @@ export function LoginForm({ next }: { next: string }) {
         window.location.assign(next);
         return;
       }
-      setError(messageFor(failure.status));
+      setError(messageFor(failure.status, failure.code));
     } catch {
       setError("The server could not be reached. Check your connection and try again.");
     }

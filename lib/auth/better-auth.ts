@@ -1,5 +1,6 @@
 import { betterAuth, type BetterAuthOptions, type DBAdapter } from "better-auth";
 import { prismaAdapter } from "better-auth/adapters/prisma";
+import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
@@ -7,12 +8,17 @@ import { hashPassword, verifyPassword } from "./passwords";
 import { isPersonRole, PERSON_ROLES } from "./person-roles";
 import { authSecret } from "./secret";
 import type { SessionUser } from "./session";
+import { signInLimitAfter, signInLimitBefore } from "./sign-in-limit";
 
 // Sign-in for people: Better Auth, configured once here (docs/decisions/0006-authentication.md).
 // Its endpoints are served under /api/auth/* by app/api/auth/[...all]/route.ts.
 
 export const AUTH_BASE_PATH = "/api/auth";
-/** The login rule: this many attempts per client IP per window (seconds), then 429. */
+/**
+ * The login rule per client address: this many attempts per window (seconds), then 429. Without
+ * TRUSTED_PROXIES every direct client shares one address (see clientAddressOptions). The rule
+ * per email address is SIGN_IN_ACCOUNT_LIMIT in ./sign-in-limit.ts.
+ */
 export const SIGN_IN_RATE_LIMIT = { window: 60, max: 5 } as const;
 /** A session lasts this long from sign-in, used or not (no sliding refresh). */
 export const SESSION_SECONDS = 12 * 60 * 60;
@@ -43,14 +49,43 @@ function trustedProxies(): string[] | undefined {
   return list?.length ? list : undefined;
 }
 
+/**
+ * Where Better Auth finds the client address (its IP rate limit, sessions.ip_address). Next hands
+ * route handlers no socket address: it only sets X-Forwarded-For from the socket when the client
+ * sent none, so a client reaching the console directly chooses its own. The header is therefore
+ * read only when TRUSTED_PROXIES says a proxy is in front (it then walks the chain from the right,
+ * past those proxies). Otherwise no header is read: there is no client address, and Better Auth
+ * counts all sign-ins in one shared bucket per path (`no-trusted-ip`, or 127.0.0.1 under
+ * NODE_ENV=test/development). The per-email limit does not depend on any of this.
+ */
+function clientAddressOptions(proxies: string[] | undefined): NonNullable<BetterAuthOptions["advanced"]>["ipAddress"] {
+  return proxies ? { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: proxies } : { ipAddressHeaders: [] };
+}
+
 /** Better Auth's messages, into our structured log. */
 function logBetterAuth(level: "debug" | "info" | "warn" | "error", message: string, ...args: unknown[]): void {
   // Deriving the origin from each request is our choice when BETTER_AUTH_URL is unset (see
-  // auth()), not a mistake to warn about at every start.
-  const chosen = message.includes("Base URL is not set") ? "debug" : level;
+  // auth()), not a mistake to warn about at every start. So is one shared IP bucket without
+  // TRUSTED_PROXIES (clientAddressOptions): said once per process, as information.
+  let chosen = level;
+  if (message.includes("Base URL is not set")) chosen = "debug";
+  else if (!trustedProxies() && message.includes("could not determine a client IP")) chosen = "info";
   const err = args.find((a) => a instanceof Error);
   const rest = args.filter((a) => a !== err);
   log[chosen]({ ...(err ? { err } : {}), ...(rest.length ? { args: rest } : {}) }, `better-auth: ${message}`);
+}
+
+/**
+ * Errors thrown to Better Auth's router (its origin check's 403, our 429 from ./sign-in-limit.ts,
+ * failures), into our structured log: by default it prints them with its own console logger, at
+ * ERROR, whatever `logger` says. A refusal (4xx) is info; the caller still gets its answer.
+ */
+function logAuthError(error: unknown): void {
+  if (isAPIError(error) && error.statusCode < 500) {
+    log.info({ status: error.statusCode, code: error.body?.code }, `better-auth: ${error.message}`);
+  } else {
+    log.error({ err: error }, "better-auth: request failed");
+  }
 }
 
 function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
@@ -90,10 +125,15 @@ function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
       // Better Auth skips both when NODE_ENV=test; the tests must see what production does.
       disableOriginCheck: false,
       disableCSRFCheck: false,
-      ...(proxies ? { ipAddress: { trustedProxies: proxies } } : {}),
+      ipAddress: clientAddressOptions(proxies),
     },
+    // The per-email limit on /sign-in/email (./sign-in-limit.ts). Hooks rather than a wrapper
+    // around the route handler: Better Auth has parsed the body (JSON or form) by then, its IP
+    // limit and origin check have run, and `returned` says how the attempt ended.
+    hooks: { before: signInLimitBefore, after: signInLimitAfter },
     telemetry: { enabled: false },
     logger: { level: "warn", log: logBetterAuth },
+    onAPIError: { onError: logAuthError },
   });
 }
 
@@ -118,10 +158,12 @@ export function auth(secure = false): Auth {
     cache = { client, instances: new Map() };
     globalForAuth.reviewConsoleAuth = cache;
   }
-  const key = process.env.BETTER_AUTH_URL ? "configured" : secure ? "https" : "http";
+  const scheme = process.env.BETTER_AUTH_URL ? "configured" : secure ? "https" : "http";
+  // TRUSTED_PROXIES is read when an instance is made: a changed value makes another one.
+  const key = `${scheme}|${process.env.TRUSTED_PROXIES ?? ""}`;
   let instance = cache.instances.get(key);
   if (!instance) {
-    instance = createAuth(client, key === "configured" ? undefined : secure);
+    instance = createAuth(client, scheme === "configured" ? undefined : secure);
     cache.instances.set(key, instance);
   }
   return instance;

@@ -1,17 +1,18 @@
 /**
  * Sign-in for people (Better Auth) and what a session cookie may do in the API: the cookie,
- * the login rate limit, the cross-site rule, role refusals, sign-up being off, and the people
+ * the login rate limits (per client address and per email), the cross-site rule, role refusals, sign-up being off, and the people
  * created by `createUser` / `review-console user add`. Everything goes through the real route
  * handlers against a real PostgreSQL.
  */
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
 import { SIGN_IN_RATE_LIMIT } from "@/lib/auth/better-auth";
 import { currentUser, requireUser } from "@/lib/auth/session";
+import { SIGN_IN_ACCOUNT_LIMIT } from "@/lib/auth/sign-in-limit";
 import { closeDb } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http/route";
 import { createUser } from "@/lib/users/create-user";
@@ -43,6 +44,17 @@ vi.mock("next/navigation", () => ({
 }));
 
 const database = setupTestDatabase();
+
+// As if behind a proxy at 127.0.0.1: Better Auth takes the client address from X-Forwarded-For,
+// and each sign-in here sends its own (freshClientIp), so tests do not share a login budget.
+// Without TRUSTED_PROXIES the header is ignored (tested below).
+const PROXY = "127.0.0.1";
+beforeAll(() => {
+  vi.stubEnv("TRUSTED_PROXIES", PROXY);
+});
+afterAll(() => {
+  vi.unstubAllEnvs();
+});
 const root = path.resolve(import.meta.dirname, "../..");
 
 const sql = <T = any>(text: string, params: unknown[] = []) =>
@@ -202,6 +214,182 @@ describe("the login rate limit", () => {
     for (let i = 0; i < SIGN_IN_RATE_LIMIT.max; i++) await signIn(owner.email, "wrong-password-123", { ip });
     await closeDb(); // the next call builds a new Prisma client and a new Better Auth instance
     expect((await signIn(owner.email, owner.password, { ip })).status).toBe(429);
+  });
+
+  it("behind a proxy, the client is the right-most address that is not a trusted proxy", async () => {
+    const owner = await createPerson("owner");
+    // What a proxy that appends (nginx $proxy_add_x_forwarded_for) passes on: whatever the client
+    // sent, then the address it saw.
+    const client = "198.51.100.77";
+    const chain = (i: number) => `192.0.2.${i + 1}, ${client}, ${PROXY}`;
+    for (let i = 0; i < SIGN_IN_RATE_LIMIT.max; i++) {
+      expect((await signIn(owner.email, "wrong-password-123", { ip: chain(i) })).status).toBe(401);
+    }
+    expect((await signIn(owner.email, owner.password, { ip: chain(99) })).status).toBe(429);
+    expect(await sql(`SELECT count FROM rate_limits WHERE key = $1`, [`${client}|/sign-in/email`])).toEqual([
+      { count: SIGN_IN_RATE_LIMIT.max },
+    ]);
+  });
+
+  it("without TRUSTED_PROXIES, X-Forwarded-For is ignored: a new value per attempt buys no new budget", async () => {
+    // Next sets X-Forwarded-For from the socket only when the client sent none, so without a
+    // proxy the header is the client's to choose. Ignored, all direct clients share one bucket:
+    // `no-trusted-ip` in production, 127.0.0.1 under NODE_ENV=test.
+    vi.stubEnv("TRUSTED_PROXIES", "");
+    const shared = `127.0.0.1|/sign-in/email`;
+    try {
+      await sql(`DELETE FROM rate_limits WHERE key = $1`, [shared]);
+      const owner = await createPerson("owner");
+      const forged = (i: number) => `192.0.2.${100 + i}`;
+      for (let i = 0; i < SIGN_IN_RATE_LIMIT.max; i++) {
+        expect((await signIn(owner.email, "wrong-password-123", { ip: forged(i) })).status).toBe(401);
+      }
+      const refused = await postAuth(
+        "/sign-in/email",
+        { email: owner.email, password: owner.password },
+        { "x-forwarded-for": forged(99) },
+      );
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get("x-retry-after")).toMatch(/^\d+$/);
+      expect(await sql(`SELECT key, count FROM rate_limits WHERE key = $1 OR key LIKE '192.0.2.%'`, [shared])).toEqual([
+        { key: shared, count: SIGN_IN_RATE_LIMIT.max },
+      ]);
+    } finally {
+      vi.stubEnv("TRUSTED_PROXIES", PROXY);
+      await sql(`DELETE FROM rate_limits WHERE key = $1`, [shared]);
+    }
+  });
+});
+
+describe("the login limit per email address", () => {
+  const { max, window } = SIGN_IN_ACCOUNT_LIMIT;
+  const WRONG = "wrong-password-123";
+
+  /** One sign-in attempt, from a client address of its own unless `ip` says otherwise. */
+  async function attempt(email: string, password: string, ip = freshClientIp()) {
+    const answer = await postAuth("/sign-in/email", { email, password }, { "x-forwarded-for": ip });
+    const cookie = answer.headers.getSetCookie().find((c) => /^review-console\.session_token=[^;]+/.test(c));
+    return { ...answer, signedIn: cookie !== undefined };
+  }
+
+  const failuresOf = (email: string) =>
+    sql(`SELECT failures, locked_at IS NOT NULL AS locked FROM sign_in_failures WHERE email = $1`, [email]);
+  const lockoutsOf = (email: string) =>
+    sql(
+      `SELECT actor, actor_role, action, reason, details FROM decision_log
+        WHERE action = 'auth.sign-in-locked' AND details->>'email' = $1 ORDER BY seq`,
+      [email],
+    );
+
+  it(`refuses the ${max + 1}th attempt with 429 and Retry-After, from any address, even with the right password`, async () => {
+    const owner = await createPerson("owner");
+    for (let i = 0; i < max; i++) {
+      // Counted per address, lower-cased the way Better Auth looks people up.
+      const email = i % 2 ? owner.email.toUpperCase() : owner.email;
+      const answer = await attempt(email, WRONG);
+      expect(answer.status, JSON.stringify(answer.body)).toBe(401);
+    }
+    const refused = await attempt(owner.email, owner.password);
+    expect(refused.status).toBe(429);
+    expect(refused.signedIn).toBe(false);
+    expect(refused.body).toMatchObject({ code: "TOO_MANY_FAILED_SIGN_INS" });
+    const retryAfter = Number(refused.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(window - 60);
+    expect(retryAfter).toBeLessThanOrEqual(window);
+    // A refused attempt is not verified and not counted.
+    expect((await attempt(owner.email.toUpperCase(), WRONG)).status).toBe(429);
+    expect(await failuresOf(owner.email)).toEqual([{ failures: max, locked: true }]);
+
+    // Someone else signs in as usual, and their success leaves this count alone.
+    const other = await createPerson("support");
+    expect((await attempt(other.email, other.password)).status).toBe(200);
+    expect(await failuresOf(owner.email)).toEqual([{ failures: max, locked: true }]);
+    expect((await attempt(owner.email, owner.password)).status).toBe(429);
+  });
+
+  it("a success clears the account's own failures and nobody else's", async () => {
+    const [alice, bob] = [await createPerson("owner"), await createPerson("owner")];
+    for (let i = 0; i < 3; i++) expect((await attempt(alice.email, WRONG)).status).toBe(401);
+    for (let i = 0; i < 4; i++) expect((await attempt(bob.email, WRONG)).status).toBe(401);
+    expect(await failuresOf(alice.email)).toEqual([{ failures: 3, locked: false }]);
+
+    expect((await attempt(alice.email, alice.password)).status).toBe(200);
+    expect(await failuresOf(alice.email)).toEqual([]);
+    expect(await failuresOf(bob.email)).toEqual([{ failures: 4, locked: false }]);
+  });
+
+  it("once the window has passed, the right password signs in again and the count starts over", async () => {
+    const owner = await createPerson("owner");
+    for (let i = 0; i < max; i++) await attempt(owner.email, WRONG);
+    expect((await attempt(owner.email, owner.password)).status).toBe(429);
+
+    const moveBack = (email: string, seconds: number) =>
+      sql(
+        `UPDATE sign_in_failures SET window_started_at = window_started_at - $2 * interval '1 second',
+                locked_at = locked_at - $2 * interval '1 second' WHERE email = $1`,
+        [email, seconds],
+      );
+    await moveBack(owner.email, window - 5);
+    expect((await attempt(owner.email, owner.password)).status).toBe(429); // not quite yet
+    await moveBack(owner.email, 5);
+    expect((await attempt(owner.email, WRONG)).status).toBe(401);
+    expect(await failuresOf(owner.email)).toEqual([{ failures: 1, locked: false }]);
+    const answer = await attempt(owner.email, owner.password);
+    expect(answer.status).toBe(200);
+    expect(answer.signedIn).toBe(true);
+    expect(await failuresOf(owner.email)).toEqual([]);
+  });
+
+  it("a lockout writes one auth.sign-in-locked decision-log entry; a plain failure writes none", async () => {
+    const owner = await createPerson("owner");
+    for (let i = 0; i < max - 1; i++) await attempt(owner.email, WRONG);
+    expect(await lockoutsOf(owner.email)).toEqual([]);
+
+    const ip = "198.51.100.23";
+    expect((await attempt(owner.email, WRONG, ip)).status).toBe(401);
+    for (let i = 0; i < 3; i++) expect((await attempt(owner.email, owner.password)).status).toBe(429);
+    const entries = await lockoutsOf(owner.email);
+    expect(entries).toEqual([
+      {
+        actor: "system:sign-in-limit",
+        actor_role: null,
+        action: "auth.sign-in-locked",
+        reason: expect.stringMatching(
+          new RegExp(`^${max} failed sign-ins within ${window / 60} minutes: refused until `),
+        ),
+        details: {
+          email: owner.email,
+          userId: owner.id,
+          failures: max,
+          windowSeconds: window,
+          lockedUntil: expect.any(String),
+          clientIp: ip,
+        },
+      },
+    ]);
+    const [{ locked_until }] = await sql(
+      `SELECT window_started_at + $2 * interval '1 second' AS locked_until FROM sign_in_failures WHERE email = $1`,
+      [owner.email, window],
+    );
+    expect(entries[0].details.lockedUntil).toBe(locked_until.toISOString());
+  });
+
+  it("an email that belongs to no one is locked the same way (a 429 tells nothing about who exists)", async () => {
+    const nobody = `nobody-${randomBytes(4).toString("hex")}@test.local`;
+    for (let i = 0; i < max; i++) expect((await attempt(nobody, WRONG)).status).toBe(401);
+    const refused = await attempt(nobody, WRONG);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: "TOO_MANY_FAILED_SIGN_INS" });
+    expect((await lockoutsOf(nobody)).map((e) => e.details.userId)).toEqual([null]);
+  });
+
+  it(`parallel guesses get no more than ${max} verified`, async () => {
+    const owner = await createPerson("owner");
+    const answers = await Promise.all(Array.from({ length: 2 * max }, () => attempt(owner.email, WRONG)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([...Array(max).fill(401), ...Array(max).fill(429)]);
+    expect(await failuresOf(owner.email)).toEqual([{ failures: max, locked: true }]);
+    expect(await lockoutsOf(owner.email)).toHaveLength(1);
   });
 });
 
