@@ -12,6 +12,22 @@ interface ClaimedRow {
   revision_number: number;
   claim_expires_at: Date;
   envelope: string;
+  message: string;
+  category: string;
+}
+
+/** One claimed replay, for consumers that run in-process (lib/consumer). */
+export interface ClaimedReplay {
+  replayId: string;
+  reviewId: string;
+  revisionNumber: number;
+  claimExpiresAt: Date;
+  /** The envelope to run, as JSON text exactly as stored: the latest revision, else the message. */
+  envelopeText: string;
+  /** The record's message exactly as received (never changed by a revision). */
+  messageText: string;
+  /** The record's category when it was claimed. */
+  category: string;
 }
 
 /**
@@ -52,13 +68,14 @@ WITH due AS (
     FROM claimed
 )
 SELECT c.id::text AS replay_id, c.review_id::text AS review_id, c.revision_number, c.claim_expires_at,
-       COALESCE(rev.envelope::text, rr.message::text) AS envelope
+       COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.message::text AS message,
+       rr.category::text AS category
   FROM claimed c
   JOIN review_records rr ON rr.id = c.review_id
   LEFT JOIN review_revisions rev ON rev.review_id = c.review_id AND rev.number = c.revision_number`;
 
-/** The claimed replays as JSON text: each envelope exactly as stored (same id, same effectKey). */
-export async function claimReplays(request: ClaimRequest, actor: Actor): Promise<string> {
+/** Claims due replays (see CLAIM_SQL) and returns them parsed, each envelope as its stored text. */
+export async function claimDueReplays(request: ClaimRequest, actor: Actor): Promise<ClaimedReplay[]> {
   const rows = await db().$queryRawUnsafe<ClaimedRow[]>(
     CLAIM_SQL,
     request.consumer,
@@ -67,15 +84,28 @@ export async function claimReplays(request: ClaimRequest, actor: Actor): Promise
     request.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
     actor.label,
   );
-  const items = rows.map((row) =>
+  return rows.map((row) => ({
+    replayId: row.replay_id,
+    reviewId: row.review_id,
+    revisionNumber: row.revision_number,
+    claimExpiresAt: row.claim_expires_at,
+    envelopeText: row.envelope,
+    messageText: row.message,
+    category: row.category,
+  }));
+}
+
+/** The claimed replays as JSON text: each envelope exactly as stored (same id, same effectKey). */
+export async function claimReplays(request: ClaimRequest, actor: Actor): Promise<string> {
+  const items = (await claimDueReplays(request, actor)).map((item) =>
     stringifyWithRaw(
       {
-        replayId: row.replay_id,
-        reviewId: row.review_id,
-        revisionNumber: row.revision_number,
-        claimExpiresAt: row.claim_expires_at.toISOString(),
+        replayId: item.replayId,
+        reviewId: item.reviewId,
+        revisionNumber: item.revisionNumber,
+        claimExpiresAt: item.claimExpiresAt.toISOString(),
       },
-      { envelope: row.envelope },
+      { envelope: item.envelopeText },
     ),
   );
   return `{"items":[${items.join(",")}]}`;

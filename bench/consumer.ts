@@ -1,0 +1,207 @@
+import "dotenv/config";
+import { z } from "zod";
+import { createKindRegistry } from "@/lib/contract/kinds";
+import { ConsumerRuntime } from "@/lib/consumer/runtime";
+import { closeConsumerPool, consumerPool } from "@/lib/consumer/store";
+import type { IncomingMessage } from "@/lib/consumer/types";
+import { ms, summarize, table, withBenchDatabase } from "./support";
+
+/*
+ * What the consumer runtime's bookkeeping costs. Messages/s of `apply-and-record` with a local
+ * effect, one message per transaction, through ConsumerRuntime.process: decide under the key's
+ * row lock, the handler's one-row INSERT, journal `applied`, sequence advance, one COMMIT; once
+ * with the handler queueing its INSERT (tx.queue: sent with the bookkeeping and the COMMIT, two
+ * round trips per message) and once running it at once (tx.query: three round trips). Against
+ * baselines in the same run, on the same database and the same connection pool, that write one
+ * row per transaction and nothing else:
+ *
+ *   INSERT per transaction   BEGIN; INSERT one row; COMMIT, as a handler writes its effect
+ *                            without the runtime: the baseline of the target (>= 0.7x).
+ *   INSERT, autocommit       the INSERT alone in its implicit transaction: one round trip, the floor.
+ *
+ * The broker is left out on purpose: this is the database path a message takes, the part the
+ * runtime adds. Each rate is all of a mode's messages over all of its time.
+ */
+
+// Short rounds, many of them, modes taking turns: the machine's other work (and the disk's flush
+// times, which dominate a commit) then weighs on every mode alike.
+const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const CONCURRENCY = (process.env.BENCH_CONCURRENCY ?? "1,4").split(",").map(Number);
+const KEYS = 200;
+const TARGET = 0.7;
+
+const registry = createKindRegistry([
+  {
+    kind: "ledger.entry",
+    schemas: { "1": z.looseObject({ schema: z.literal("1"), account: z.string(), amount: z.int() }) },
+    temporaryReasons: {},
+  },
+]);
+
+const CONSUMER_QUEUED = "consumer, handler queues its INSERT";
+const CONSUMER_NOW = "consumer, handler INSERTs now";
+const MODES = ["INSERT per transaction", "INSERT, autocommit", CONSUMER_QUEUED, CONSUMER_NOW] as const;
+type Mode = (typeof MODES)[number];
+// Per mode, so the consumer's keys see every sequence number (a skipped one would be a gap).
+const serial = Object.fromEntries(MODES.map((m) => [m, 0])) as Record<Mode, number>;
+
+/** Message n of a mode: keys round-robin, each key's sequence counting up, so every one applies. */
+function message(prefix: string, n: number): IncomingMessage {
+  const key = `${prefix}-${n % KEYS}`;
+  const sequence = Math.floor(n / KEYS) + 1;
+  const envelope = {
+    id: `msg-${n}`,
+    kind: "ledger.entry",
+    effectKey: `${key}:entry-${sequence}`,
+    sequenceKey: key,
+    sequence,
+    payload: { schema: "1", account: key, amount: n % 100 },
+  };
+  return {
+    body: { parsed: true, value: envelope, text: JSON.stringify(envelope) },
+    source: { transport: "bench" },
+    deliveryCount: 1,
+  };
+}
+
+/**
+ * Runs messages first..first+MESSAGES-1 with `concurrency` workers, worker w taking the keys with
+ * key % concurrency === w, each key in sequence order (as a broker partitioned by key would).
+ */
+async function runPerKey(first: number, concurrency: number, task: (n: number) => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  await Promise.all(
+    Array.from({ length: concurrency }, async (_, w) => {
+      for (let n = first; n < first + MESSAGES; n++) {
+        if ((n % KEYS) % concurrency !== w) continue;
+        const started = performance.now();
+        await task(n);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return latencies;
+}
+
+async function main() {
+  await withBenchDatabase("rc_bench_consumer", async () => {
+    const pool = consumerPool();
+    await pool.query(
+      `CREATE TABLE bench_rows (id bigserial PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`,
+    );
+    await pool.query(
+      `CREATE TABLE bench_ledger (effect_key text PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`,
+    );
+    // The two ways a local handler can write its effect (lib/consumer/types.ts, ConsumerTx).
+    const runtime = (write: "queue" | "query") =>
+      new ConsumerRuntime({
+        name: `bench-${write}`,
+        registry,
+        handlers: {
+          "ledger.entry": {
+            effect: "local",
+            async apply({ tx, envelope, effectKey }) {
+              const { account, amount } = envelope.payload as unknown as { account: string; amount: number };
+              const text = `INSERT INTO bench_ledger (effect_key, account, amount) VALUES ($1, $2, $3)`;
+              if (write === "queue") tx.queue(text, [effectKey, account, amount]);
+              else await tx.query(text, [effectKey, account, amount]);
+            },
+          },
+        },
+      });
+    const queued = runtime("queue");
+    const now = runtime("query");
+    const insert = `INSERT INTO bench_rows (account, amount) VALUES ($1, $2)`;
+    const tasks: Record<Mode, (n: number) => Promise<void>> = {
+      "INSERT per transaction": async (n) => {
+        const client = await pool.connect();
+        try {
+          await client.query("BEGIN");
+          await client.query(insert, [`acct-${n % KEYS}`, n % 100]);
+          await client.query("COMMIT");
+        } finally {
+          client.release();
+        }
+      },
+      "INSERT, autocommit": async (n) => {
+        await pool.query(insert, [`acct-${n % KEYS}`, n % 100]);
+      },
+      [CONSUMER_QUEUED]: async (n) => {
+        const outcome = await queued.process(message("queued", n));
+        if (outcome.type !== "applied") throw new Error(`message ${n}: ${JSON.stringify(outcome)}`);
+      },
+      [CONSUMER_NOW]: async (n) => {
+        const outcome = await now.process(message("now", n));
+        if (outcome.type !== "applied") throw new Error(`message ${n}: ${JSON.stringify(outcome)}`);
+      },
+    };
+    const round = async (mode: Mode, concurrency: number) => {
+      const first = serial[mode];
+      serial[mode] += MESSAGES;
+      const started = performance.now();
+      const cpu = process.cpuUsage();
+      const latencies = await runPerKey(first, concurrency, tasks[mode]);
+      const used = process.cpuUsage(cpu);
+      return {
+        rate: MESSAGES / ((performance.now() - started) / 1000),
+        latencies,
+        cpuMicros: (used.user + used.system) / MESSAGES,
+      };
+    };
+
+    const rows: string[][] = [];
+    const verdicts: string[] = [];
+    for (const c of CONCURRENCY) {
+      for (const mode of MODES) await round(mode, c); // warm-up, not counted
+      const rates = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
+      const latencies = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
+      const cpu = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
+      for (let r = 0; r < ROUNDS; r++) {
+        // Rotated each round, so no mode always follows the same one.
+        for (const mode of MODES.map((_, i) => MODES[(i + r) % MODES.length]!)) {
+          const result = await round(mode, c);
+          rates[mode].push(result.rate);
+          latencies[mode].push(...result.latencies);
+          cpu[mode].push(result.cpuMicros);
+        }
+      }
+      const harmonic = (xs: number[]) => xs.length / xs.reduce((sum, x) => sum + 1 / x, 0);
+      for (const mode of MODES) {
+        const s = summarize(latencies[mode]);
+        const micros = cpu[mode].reduce((sum, x) => sum + x, 0) / cpu[mode].length;
+        rows.push([
+          `C=${c} ${mode}`,
+          harmonic(rates[mode]).toFixed(0),
+          ms(s.p50),
+          ms(s.p95),
+          ms(s.max),
+          micros.toFixed(0),
+        ]);
+      }
+      console.log(`  C=${c}: ${ROUNDS} rounds of ${MESSAGES} messages per mode done`);
+      const baseline = harmonic(rates["INSERT per transaction"]);
+      const floor = harmonic(rates["INSERT, autocommit"]);
+      for (const mode of [CONSUMER_QUEUED, CONSUMER_NOW] as const) {
+        const ratio = harmonic(rates[mode]) / baseline;
+        verdicts.push(
+          `C=${c} ${mode}: ${ratio.toFixed(2)}x the INSERT per transaction ` +
+            `(target >= ${TARGET}: ${ratio >= TARGET ? "met" : "missed"}), ${(harmonic(rates[mode]) / floor).toFixed(2)}x the autocommit INSERT`,
+        );
+      }
+    }
+    const { rows: counts } = await pool.query<{ applied: number; ledger: number }>(
+      `SELECT (SELECT count(*)::int FROM effect_journal WHERE state = 'applied') AS applied,
+              (SELECT count(*)::int FROM bench_ledger) AS ledger`,
+    );
+    if (counts[0]?.applied !== counts[0]?.ledger)
+      throw new Error(`journal and ledger disagree: ${JSON.stringify(counts[0])}`);
+    console.log(`\n${MESSAGES} messages per round, ${ROUNDS} rounds per mode, one message per transaction\n`);
+    console.log(table(["mode", "messages/s", "p50 ms", "p95 ms", "max ms", "client CPU µs/msg"], rows));
+    console.log(`\n${verdicts.join("\n")}`);
+    console.log(`(${counts[0]?.applied} effects applied, each with its ledger row)`);
+    await closeConsumerPool();
+  });
+}
+
+await main();

