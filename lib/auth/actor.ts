@@ -85,12 +85,19 @@ function ownOrigins(request: Request): Set<string> {
 }
 
 /** Refuses with 403 unless the role allows it; the refusal itself goes to the decision log. */
-export async function authorize(actor: Actor, permission: Permission, request: Request): Promise<void> {
+export async function authorize(
+  actor: Actor,
+  permission: Permission,
+  request: Request,
+  reviewId?: string,
+): Promise<void> {
   if (can(actor.role, permission)) return;
   await appendStandaloneDecision({
     actor: actor.label,
     actorRole: actor.role,
     action: "authorization.refused",
+    // Linked to the record it was about, so the record's own log shows the refused attempt.
+    reviewId: reviewId ?? null,
     reason: `role ${actor.role} may not ${permission}`,
     details: { method: request.method, path: new URL(request.url).pathname, permission },
   });

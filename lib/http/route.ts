@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { type Actor, authenticate, authorize } from "@/lib/auth/actor";
 import type { Permission } from "@/lib/auth/roles";
 import { log } from "@/lib/log";
+import { isUuid } from "@/lib/reviews/ids";
 import { readJsonBody } from "./body";
 import { ApiError, errorResponse, validationError } from "./errors";
 
@@ -22,8 +23,9 @@ export function apiRoute<P = Record<string, never>>(
   return async (request: Request, context?: { params?: Promise<P> }): Promise<Response> => {
     try {
       const actor = await authenticate(request);
-      await authorize(actor, permission, request);
       const params = ((await context?.params) ?? {}) as P;
+      const id = (params as { id?: unknown }).id;
+      await authorize(actor, permission, request, typeof id === "string" && isUuid(id) ? id : undefined);
       return await handler({ request, actor, params });
     } catch (error) {
       if (error instanceof ApiError) return errorResponse(error);

@@ -149,6 +149,12 @@ describe("POST /api/v1/reviews/{id}/actions", () => {
       const refused = await action(role, r.id, { action: "note", expectedVersion: 1, reason: "hi" });
       expect(refused.status, role).toBe(403);
     }
+    // Refusals at the route's role check are linked to the record too.
+    const linked = await sql(
+      `SELECT actor_role FROM decision_log WHERE review_id = $1 AND action = 'authorization.refused' ORDER BY seq`,
+      [r.id],
+    );
+    expect(linked.map((l) => l.actor_role)).toEqual(["support", "auditor", "admin", "consumer"]);
     expect(await footprint(r.id)).toEqual(before);
   });
 

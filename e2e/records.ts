@@ -1,0 +1,164 @@
+/**
+ * Records for the console specs, made the way production makes them: a consumer token reports
+ * each one through `POST /api/v1/reviews`, and replays are claimed through
+ * `POST /api/v1/replays/claim`. Import `test` and `expect` from here in specs that need them.
+ *
+ * - `consumer` (one per worker): a consumer token, created in the worker's database.
+ * - `report(input)`: reports one record, answers its record id.
+ * - `claimReplaysOf(reviewId)`: claims due replays until one of that record comes back.
+ * - `sql(text, values)`: a query on the worker's database, for state the API does not create
+ *   (a sequence's last applied number, an `unknown` journal entry).
+ * - `signIn(context, role)`: a person of that role signed in on another browser context.
+ *
+ * Every helper makes its names unique (`uniqueTag()`), so the specs of a worker, which share one
+ * database, never see each other's records by accident.
+ */
+import { randomBytes } from "node:crypto";
+import type { APIRequestContext, BrowserContext } from "@playwright/test";
+import pg from "pg";
+import type { PersonRole } from "../lib/auth/person-roles";
+import { expect, test as base, type TestServer } from "./fixtures";
+
+export { expect };
+
+export type Category = "manual-review" | "sequence-gap" | "effect-result-unknown";
+
+export interface ReportInput {
+  category: Category;
+  reason: string;
+  requiredCheck: string;
+  attempts?: number;
+  lastError?: string;
+  source?: { transport: string; queue?: string; consumer?: string; transportId?: string };
+  /** The envelope as the consumer received it (may be invalid on purpose). */
+  message: unknown;
+}
+
+export interface ClaimedReplay {
+  replayId: string;
+  reviewId: string;
+  revisionNumber: number;
+  envelope: Record<string, unknown> & { payload: Record<string, unknown> };
+}
+
+interface Consumer {
+  name: string;
+  token: string;
+}
+
+interface RecordFixtures {
+  report: (input: ReportInput) => Promise<string>;
+  claimReplaysOf: (reviewId: string) => Promise<ClaimedReplay>;
+  sql: <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>;
+  signIn: (context: BrowserContext, role: PersonRole) => Promise<{ email: string }>;
+}
+
+/** A short random tag for ids, keys and names that must not collide within a worker's database. */
+export function uniqueTag(): string {
+  return randomBytes(4).toString("hex");
+}
+
+export async function reportRecord(
+  request: APIRequestContext,
+  server: TestServer,
+  token: string,
+  input: ReportInput,
+): Promise<string> {
+  const response = await request.post(`${server.baseURL}/api/v1/reviews`, {
+    data: { attempts: 1, ...input },
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(response.status(), `reporting a record: ${await response.text()}`).toBe(201);
+  const body = (await response.json()) as { id: string; status: string };
+  expect(body.status).toBe("open");
+  return body.id;
+}
+
+let signInAddress = 0;
+
+export const test = base.extend<RecordFixtures, { consumer: Consumer }>({
+  consumer: [
+    async ({ server }, provide) => {
+      // The fixture pointed this process at the worker's database; tokens are made there.
+      expect(process.env.DATABASE_URL).toBe(server.databaseUrl);
+      const { createApiToken } = await import("../lib/auth/tokens");
+      const name = `e2e-consumer-${uniqueTag()}`;
+      const { token } = await createApiToken(name, "consumer", "system:e2e");
+      await provide({ name, token });
+    },
+    { scope: "worker" },
+  ],
+
+  report: async ({ request, server, consumer }, provide) => {
+    await provide((input) => reportRecord(request, server, consumer.token, input));
+  },
+
+  claimReplaysOf: async ({ request, server, consumer }, provide) => {
+    await provide(async (reviewId) => {
+      let found: ClaimedReplay | undefined;
+      // A replay is due at once (runAt = now); polling only covers clock skew between the app
+      // and the database. Other due replays of the worker's database may be claimed on the way.
+      await expect
+        .poll(
+          async () => {
+            const response = await request.post(`${server.baseURL}/api/v1/replays/claim`, {
+              data: { consumer: consumer.name, limit: 100 },
+              headers: { authorization: `Bearer ${consumer.token}` },
+            });
+            expect(response.status(), await response.text()).toBe(200);
+            const { items } = (await response.json()) as { items: ClaimedReplay[] };
+            found ??= items.find((item) => item.reviewId === reviewId);
+            return found !== undefined;
+          },
+          { message: `a replay of record ${reviewId} can be claimed`, timeout: 15_000 },
+        )
+        .toBe(true);
+      return found!;
+    });
+  },
+
+  sql: async ({ server }, provide) => {
+    const client = new pg.Client({ connectionString: server.databaseUrl });
+    await client.connect();
+    try {
+      await provide(async (text, values) => (await client.query(text, values)).rows);
+    } finally {
+      await client.end();
+    }
+  },
+
+  signIn: async ({ server, createPerson }, provide) => {
+    await provide(async (context, role) => {
+      const person = await createPerson(role);
+      signInAddress += 1;
+      // TEST-NET-3, one address per sign-in: the login rate limit is per client address, and
+      // the shared fixtures use TEST-NET-2.
+      const response = await context.request.post(`${server.baseURL}/api/auth/sign-in/email`, {
+        data: { email: person.email, password: person.password },
+        headers: { origin: server.baseURL, "x-forwarded-for": `203.0.113.${(signInAddress % 250) + 1}` },
+      });
+      expect(response.ok(), `signing in ${person.email}: ${await response.text()}`).toBe(true);
+      return { email: person.email };
+    });
+  },
+});
+
+/** An `invoice.reminder` envelope with keys unique to `tag`. */
+export function invoiceReminder(
+  tag: string,
+  overrides: { sequence?: number; payload?: Record<string, unknown>; id?: string } = {},
+) {
+  return {
+    id: overrides.id ?? `msg-${tag}`,
+    kind: "invoice.reminder",
+    effectKey: `invoice-${tag}:reminder`,
+    sequenceKey: `invoice-${tag}`,
+    sequence: overrides.sequence ?? 1,
+    payload: overrides.payload ?? { schema: "2021-03", invoiceId: tag },
+  };
+}
+
+/** Where a record came from, as a Redis Streams consumer reports it. */
+export function redisSource(tag: string) {
+  return { transport: "redis-streams", queue: "invoices", consumer: "worker-1", transportId: `1764480000000-${tag}` };
+}
