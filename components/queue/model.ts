@@ -1,9 +1,10 @@
 import type { ReviewCategory } from "@/lib/contract/decide";
 import type { ReviewStatus } from "@/lib/reviews/schema";
+import type { ReviewQueueItem } from "@/lib/reviews/list";
 
 // The queue's view of the API (docs API.md, GET /api/v1/reviews, /stats, /groups). Only types
-// come from lib/, so no server code reaches the browser bundle; the lists below are checked
-// against lib's types at compile time.
+// come from lib/ (plus isomorphic constants of lib/reviews/schema.ts), so no server code reaches
+// the browser bundle; the lists below are checked against lib's types at compile time.
 
 export const STATUSES = [
   "open",
@@ -23,28 +24,11 @@ type Missing<All, Listed> = Exclude<All, Listed> extends never ? true : never;
 export const STATUSES_COMPLETE: Missing<ReviewStatus, (typeof STATUSES)[number]> = true;
 export const CATEGORIES_COMPLETE: Missing<ReviewCategory, (typeof CATEGORIES)[number]> = true;
 
-/** The `errorClass` filter value that selects records without an error class. */
-export const ERROR_CLASS_NONE = "(none)";
+/** The `errorClass` (and `kind`) filter value that selects records without one. */
+export { ERROR_CLASS_NONE } from "@/lib/reviews/schema";
 
-export interface QueueItem {
-  id: string;
-  status: string;
-  category: string;
-  reason: string;
-  kind: string | null;
-  messageId: string | null;
-  effectKey: string | null;
-  sequenceKey: string | null;
-  sequence: number | null;
-  attempts: number;
-  requiredCheck: string;
-  version: number;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  /** Added with the grouped view; absent from older servers. */
-  errorClass?: string | null;
-  lastError?: string | null;
-}
+/** A row of the queue: the list API's item, as the server types it. */
+export type QueueItem = ReviewQueueItem;
 
 export interface QueuePage {
   items: QueueItem[];
