@@ -4,52 +4,24 @@
  * suppressed, what waits, and what becomes a review record, and that the entry is acknowledged
  * only once its outcome is committed.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createKindRegistry, invoiceReminderKind } from "@/lib/contract/kinds";
-import { FakeEmailProvider, type ProviderRule } from "@/lib/consumer/demo/fake-email-provider";
+import { type ProviderRule } from "@/lib/consumer/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
 import { PermanentFailure, TemporaryFailure } from "@/lib/consumer/errors";
-import {
-  connectRedis,
-  deleteStreams,
-  eventually,
-  redisReachable,
-  reminder,
-  startWorker,
-  uniqueName,
-  type RunningWorker,
-} from "@/lib/consumer/testing/harness";
-import { publish, type RedisClient } from "@/lib/consumer/transports/redis-streams";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
+import { publish } from "@/lib/consumer/transports/redis-streams";
 import type { ConsumerOptions } from "@/lib/consumer/consumer";
 import type { Handler } from "@/lib/consumer/types";
-import { closeConsumerPool } from "@/lib/consumer/store";
-import { setupTestDatabase, withClient } from "../support/database";
+import { setupConsumerTest } from "../support/consumer";
 
-const redisUp = await redisReachable();
-if (!redisUp) console.warn("consumer-outcomes: SKIPPED, Redis is not reachable at REDIS_URL or 127.0.0.1:6379");
-
-const database = setupTestDatabase();
-const sql = <T = any>(text: string, params: unknown[] = []) =>
-  withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
-
-let redis: RedisClient;
-const provider = new FakeEmailProvider();
-const workers: RunningWorker[] = [];
+const consumerTest = await setupConsumerTest("consumer-outcomes");
+const { redisUp, sql, provider, workers } = consumerTest;
 
 beforeAll(async () => {
   if (!redisUp) return;
-  redis = await connectRedis();
-  await provider.start();
   await sql(`CREATE TABLE ledger (effect_key text PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`);
-});
-
-afterAll(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-  await closeConsumerPool();
-  await provider.stop();
-  if (redis) await deleteStreams(redis);
-  await redis?.quit();
 });
 
 // A kind with a local effect: a ledger row in the same database.
@@ -88,7 +60,7 @@ function worker(options: Partial<ConsumerOptions> = {}, transport: Record<string
     { stream, group: "workers", consumer: "w1", claimIdleMs: 5000, ...transport },
   );
   workers.push(running);
-  return { ...running, stream, send: (envelope: unknown) => publish(redis, stream, envelope) };
+  return { ...running, stream, send: (envelope: unknown) => publish(consumerTest.redis, stream, envelope) };
 }
 
 const outcomeOf = (w: RunningWorker, entryId: string, type?: string) =>
@@ -102,7 +74,7 @@ const outcomeOf = (w: RunningWorker, entryId: string, type?: string) =>
   );
 
 async function pendingCount(stream: string): Promise<number> {
-  return Number((await redis.xPending(stream, "workers")).pending);
+  return Number((await consumerTest.redis.xPending(stream, "workers")).pending);
 }
 
 async function recordOf(messageId: string) {

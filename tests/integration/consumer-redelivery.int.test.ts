@@ -3,47 +3,14 @@
  * pending entries first), entries of a dead consumer taken over (XAUTOCLAIM), and the delivery
  * count limit that turns a message handed out again and again into a review record.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
+import { describe, expect, it } from "vitest";
 import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import {
-  connectRedis,
-  deleteStreams,
-  eventually,
-  redisReachable,
-  reminder,
-  startWorker,
-  uniqueName,
-  type RunningWorker,
-} from "@/lib/consumer/testing/harness";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
 import { createRedisClient, publish, type RedisClient } from "@/lib/consumer/transports/redis-streams";
-import { closeConsumerPool } from "@/lib/consumer/store";
-import { setupTestDatabase, withClient } from "../support/database";
+import { setupConsumerTest } from "../support/consumer";
 
-const redisUp = await redisReachable();
-if (!redisUp) console.warn("consumer-redelivery: SKIPPED, Redis is not reachable at REDIS_URL or 127.0.0.1:6379");
-
-const database = setupTestDatabase();
-const sql = <T = any>(text: string, params: unknown[] = []) =>
-  withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
-
-let redis: RedisClient;
-const provider = new FakeEmailProvider();
-const workers: RunningWorker[] = [];
-
-beforeAll(async () => {
-  if (!redisUp) return;
-  redis = await connectRedis();
-  await provider.start();
-});
-
-afterAll(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-  await closeConsumerPool();
-  await provider.stop();
-  if (redis) await deleteStreams(redis);
-  await redis?.quit();
-});
+const consumerTest = await setupConsumerTest("consumer-redelivery");
+const { redisUp, sql, provider, workers } = consumerTest;
 
 function start(
   stream: string,
@@ -73,15 +40,16 @@ const outcomeOf = (w: RunningWorker, entryId: string) =>
     10_000,
     `outcome of ${entryId}`,
   );
-const pending = async (stream: string) => Number((await redis.xPending(stream, "workers")).pending);
+const pending = async (stream: string) => Number((await consumerTest.redis.xPending(stream, "workers")).pending);
 const emailsFor = (invoice: string) => provider.sent.filter((e) => e.request.metadata?.sequenceKey === invoice);
 
 /** Reads entries as `consumer` without processing them, as a worker that dies right after would. */
 async function readAndDie(stream: string, consumer: string, times = 1): Promise<void> {
-  await redis.xGroupCreate(stream, "workers", "0", { MKSTREAM: true }).catch(() => {});
-  await redis.xReadGroup("workers", consumer, { key: stream, id: ">" }, { COUNT: 100 });
+  await consumerTest.redis.xGroupCreate(stream, "workers", "0", { MKSTREAM: true }).catch(() => {});
+  await consumerTest.redis.xReadGroup("workers", consumer, { key: stream, id: ">" }, { COUNT: 100 });
   // Reading one's own pending entries again (id 0) counts as another delivery.
-  for (let i = 1; i < times; i++) await redis.xReadGroup("workers", consumer, { key: stream, id: "0" }, { COUNT: 100 });
+  for (let i = 1; i < times; i++)
+    await consumerTest.redis.xReadGroup("workers", consumer, { key: stream, id: "0" }, { COUNT: 100 });
 }
 
 describe.skipIf(!redisUp)("redelivery", () => {
@@ -100,7 +68,7 @@ describe.skipIf(!redisUp)("redelivery", () => {
       },
     });
     const first = start(stream, "w1", {}, lossy);
-    const id = await publish(redis, stream, reminder(invoice, 1));
+    const id = await publish(consumerTest.redis, stream, reminder(invoice, 1));
     expect(await outcomeOf(first, id)).toMatchObject({ type: "applied" });
     await first.stop();
     await lossy.quit();
@@ -122,8 +90,8 @@ describe.skipIf(!redisUp)("redelivery", () => {
   it("pending entries of a dead consumer are taken over once idle past the threshold", async () => {
     const stream = uniqueName("rc-test-redelivery");
     const invoice = uniqueName("inv");
-    const a = await publish(redis, stream, reminder(invoice, 1));
-    const b = await publish(redis, stream, reminder(invoice, 2));
+    const a = await publish(consumerTest.redis, stream, reminder(invoice, 1));
+    const b = await publish(consumerTest.redis, stream, reminder(invoice, 2));
     await readAndDie(stream, "dead-worker");
     const w = start(stream, "w-alive");
     expect(await outcomeOf(w, a)).toMatchObject({ type: "applied" });
@@ -140,7 +108,7 @@ describe.skipIf(!redisUp)("delivery count limit", () => {
   it("a message delivered more often than the limit becomes a review record instead of running again", async () => {
     const stream = uniqueName("rc-test-delivery-limit");
     const invoice = uniqueName("inv");
-    const id = await publish(redis, stream, reminder(invoice, 1));
+    const id = await publish(consumerTest.redis, stream, reminder(invoice, 1));
     await readAndDie(stream, "w1", 3);
     const w = start(stream, "w1", { maxDeliveries: 3 });
     const outcome = await outcomeOf(w, id);
@@ -159,10 +127,10 @@ describe.skipIf(!redisUp)("delivery count limit", () => {
     const stream = uniqueName("rc-test-delivery-limit");
     const invoice = uniqueName("inv");
     const applied = start(stream, "w0");
-    await outcomeOf(applied, await publish(redis, stream, reminder(invoice, 1)));
+    await outcomeOf(applied, await publish(consumerTest.redis, stream, reminder(invoice, 1)));
     await applied.stop();
-    const gap = await publish(redis, stream, reminder(invoice, 3));
-    const duplicate = await publish(redis, stream, reminder(invoice, 1));
+    const gap = await publish(consumerTest.redis, stream, reminder(invoice, 3));
+    const duplicate = await publish(consumerTest.redis, stream, reminder(invoice, 1));
     await readAndDie(stream, "w1", 4);
     const w = start(stream, "w1", { maxDeliveries: 2 });
     expect(await outcomeOf(w, gap)).toMatchObject({ reason: "sequence-gap" });

@@ -3,51 +3,18 @@
  * worker's own decision with the original id and effectKey, and their outcome lands on the
  * replay and its record: applied -> resolved, suppressed -> resolved, held again -> open.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import {
-  connectRedis,
-  deleteStreams,
-  eventually,
-  redisReachable,
-  reminder,
-  startWorker,
-  uniqueName,
-  type RunningWorker,
-} from "@/lib/consumer/testing/harness";
-import { publish, type RedisClient } from "@/lib/consumer/transports/redis-streams";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
+import { publish } from "@/lib/consumer/transports/redis-streams";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
 import { performAction } from "@/lib/reviews/actions/perform-action";
-import { closeConsumerPool } from "@/lib/consumer/store";
-import { setupTestDatabase, withClient } from "../support/database";
+import { setupConsumerTest } from "../support/consumer";
 
-const redisUp = await redisReachable();
-if (!redisUp) console.warn("consumer-replays: SKIPPED, Redis is not reachable at REDIS_URL or 127.0.0.1:6379");
-
-const database = setupTestDatabase();
-const sql = <T = any>(text: string, params: unknown[] = []) =>
-  withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
-
-let redis: RedisClient;
-const provider = new FakeEmailProvider();
-const workers: RunningWorker[] = [];
+const consumerTest = await setupConsumerTest("consumer-replays");
+const { redisUp, sql, provider, workers } = consumerTest;
 const owner: Actor = { kind: "user", id: "owner-1", label: "user:owner@test", role: "owner" };
-
-beforeAll(async () => {
-  if (!redisUp) return;
-  redis = await connectRedis();
-  await provider.start();
-});
-
-afterAll(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-  await closeConsumerPool();
-  await provider.stop();
-  if (redis) await deleteStreams(redis);
-  await redis?.quit();
-});
 
 /** A worker that also claims replays; each test uses its own stream and invoice keys. */
 function start() {
@@ -63,7 +30,7 @@ function start() {
     { stream, group: "workers", consumer: "w1" },
   );
   workers.push(w);
-  return { ...w, send: (envelope: unknown) => publish(redis, stream, envelope) };
+  return { ...w, send: (envelope: unknown) => publish(consumerTest.redis, stream, envelope) };
 }
 
 // The first final outcome (a gap first waits out its grace period).

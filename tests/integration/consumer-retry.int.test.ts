@@ -3,47 +3,14 @@
  * PostgreSQL (consumer_attempts), so a worker restart neither resets the count nor skips the
  * delay, and a message already routed to review is routed again on redelivery, never re-run.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
+import { describe, expect, it } from "vitest";
 import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import {
-  connectRedis,
-  deleteStreams,
-  eventually,
-  redisReachable,
-  reminder,
-  startWorker,
-  uniqueName,
-  type RunningWorker,
-} from "@/lib/consumer/testing/harness";
-import { publish, type RedisClient } from "@/lib/consumer/transports/redis-streams";
-import { closeConsumerPool } from "@/lib/consumer/store";
-import { setupTestDatabase, withClient } from "../support/database";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
+import { publish } from "@/lib/consumer/transports/redis-streams";
+import { setupConsumerTest } from "../support/consumer";
 
-const redisUp = await redisReachable();
-if (!redisUp) console.warn("consumer-retry: SKIPPED, Redis is not reachable at REDIS_URL or 127.0.0.1:6379");
-
-const database = setupTestDatabase();
-const sql = <T = any>(text: string, params: unknown[] = []) =>
-  withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
-
-let redis: RedisClient;
-const provider = new FakeEmailProvider();
-const workers: RunningWorker[] = [];
-
-beforeAll(async () => {
-  if (!redisUp) return;
-  redis = await connectRedis();
-  await provider.start();
-});
-
-afterAll(async () => {
-  await Promise.all(workers.splice(0).map((w) => w.stop()));
-  await closeConsumerPool();
-  await provider.stop();
-  if (redis) await deleteStreams(redis);
-  await redis?.quit();
-});
+const consumerTest = await setupConsumerTest("consumer-retry");
+const { redisUp, sql, provider, workers } = consumerTest;
 
 function start(stream: string, name: string, consumer: string) {
   const w = startWorker(
@@ -79,7 +46,7 @@ describe.skipIf(!redisUp)("bounded retry survives a worker restart", () => {
     provider.rules.push({ action: "unavailable", match: (_r, k) => k === key, times: 10 });
 
     const first = start(stream, name, "w1");
-    const id = await publish(redis, stream, reminder(invoice, 1));
+    const id = await publish(consumerTest.redis, stream, reminder(invoice, 1));
     expect(await outcomeOf(first, id, "retry")).toMatchObject({ reason: "dependency-not-ready", failedAttempts: 1 });
     await first.stop();
     const [row] = await sql(
@@ -112,9 +79,9 @@ describe.skipIf(!redisUp)("bounded retry survives a worker restart", () => {
     const key = `${invoice}:reminder-1`;
     provider.rules.push({ action: "unavailable", match: (_r, k) => k === key, times: 2 });
     const w = start(stream, name, "w1");
-    const id = await publish(redis, stream, reminder(invoice, 1));
+    const id = await publish(consumerTest.redis, stream, reminder(invoice, 1));
     await outcomeOf(w, id, "review");
-    const again = await publish(redis, stream, reminder(invoice, 1));
+    const again = await publish(consumerTest.redis, stream, reminder(invoice, 1));
     expect(await outcomeOf(w, again, "review")).toMatchObject({ reason: "retry-limit" });
     expect(callsFor(key)).toHaveLength(2);
     const records = await sql(`SELECT report_count, status::text FROM review_records WHERE message_id = $1`, [
