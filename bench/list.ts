@@ -2,7 +2,7 @@ import "dotenv/config";
 import pg from "pg";
 import { GET } from "@/app/api/v1/reviews/route";
 import { createApiToken } from "@/lib/auth/tokens";
-import { encodeCursor } from "@/lib/reviews/cursor";
+import { reviewCursor } from "@/lib/http/seq-cursor";
 import { seedSyntheticRecords } from "@/lib/seed/synthetic";
 import { ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
@@ -103,7 +103,7 @@ async function main() {
     await client.end();
     const sample = rows[0]!;
     // Below this seq lie the oldest ~1% of records: a page at about 99% of the list's depth.
-    const farCursor = encodeCursor(BigInt(sample.min_seq) + BigInt(Math.ceil(RECORDS / 100)));
+    const farCursor = reviewCursor.encode(BigInt(sample.min_seq) + BigInt(Math.ceil(RECORDS / 100)));
 
     const cases: Case[] = [
       { label: "no filter", filter: "", deep: true },

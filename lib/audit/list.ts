@@ -1,26 +1,6 @@
 import { db } from "@/lib/db/client";
-import { ApiError } from "@/lib/http/errors";
+import { auditCursor } from "@/lib/http/seq-cursor";
 import { type AuditEntry, type AuditFilter, type AuditListQuery, DEFAULT_AUDIT_LIMIT } from "./schema";
-
-// The largest value of PostgreSQL's bigint, the type of `seq`.
-const MAX_SEQ = 2n ** 63n - 1n;
-
-// Opaque to clients, like the review list's cursor; the prefix keeps the two from being swapped.
-export function encodeAuditCursor(seq: bigint): string {
-  return Buffer.from(`d:${seq}`).toString("base64url");
-}
-
-export function decodeAuditCursor(cursor: string): bigint {
-  const raw = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";
-  const match = /^d:(\d{1,19})$/.exec(raw);
-  const seq = match?.[1] ? BigInt(match[1]) : null;
-  if (seq === null || seq > MAX_SEQ) {
-    throw new ApiError(400, "invalid-request", "cursor: is not a cursor this API returned", [
-      { path: "cursor", message: "is not a cursor this API returned" },
-    ]);
-  }
-  return seq;
-}
 
 export interface AuditRow {
   seq: bigint;
@@ -88,7 +68,7 @@ export async function listDecisions(
   const params: unknown[] = [];
   const where = auditWhere(query, params);
   if (query.cursor) {
-    params.push(decodeAuditCursor(query.cursor));
+    params.push(auditCursor.decode(query.cursor));
     where.push(`seq < $${params.length}`);
   }
   params.push(limit + 1);
@@ -104,6 +84,6 @@ export async function listDecisions(
   const last = page[page.length - 1];
   return {
     items: page.map(toAuditEntry),
-    nextCursor: rows.length > limit && last ? encodeAuditCursor(last.seq) : null,
+    nextCursor: rows.length > limit && last ? auditCursor.encode(last.seq) : null,
   };
 }

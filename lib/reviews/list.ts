@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { messageKeyOf } from "./intake";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { reviewCursor } from "@/lib/http/seq-cursor";
 import { ERROR_CLASS_NONE, type ListQuery, type ReviewStatus } from "./schema";
 
 export interface ReviewListItem {
@@ -79,7 +79,7 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
   if (query.errorClass === ERROR_CLASS_NONE) where.push("error_class IS NULL");
   else if (query.errorClass) add((p) => `error_class = ${p}`, query.errorClass);
   if (query.q) add((p) => `review_search_text(id, message) LIKE ${p}`, `%${escapeLike(query.q.toLowerCase())}%`);
-  if (query.cursor) add((p) => `seq < ${p}`, decodeCursor(query.cursor));
+  if (query.cursor) add((p) => `seq < ${p}`, reviewCursor.decode(query.cursor));
   params.push(limit + 1);
   const sql = `SELECT seq, id::text AS id, status::text AS status, category::text AS category, reason, kind,
       message_id, effect_key, sequence_key, sequence, attempts, required_check, version, first_seen_at, last_seen_at,
@@ -93,7 +93,7 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
   const last = page[page.length - 1];
   return {
     items: page.map(toListItem),
-    nextCursor: rows.length > limit && last ? encodeCursor(last.seq) : null,
+    nextCursor: rows.length > limit && last ? reviewCursor.encode(last.seq) : null,
   };
 }
 
