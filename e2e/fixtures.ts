@@ -15,13 +15,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { test as base, expect } from "@playwright/test";
 import pg from "pg";
 import type { PersonRole } from "../lib/auth/person-roles";
 import { migrate } from "../lib/db/migrate";
 import { resolveTestServer } from "../lib/db/test-server";
+import { freePort, waitForHealth } from "../lib/net/local-server";
 
 export { expect };
 
@@ -45,17 +45,6 @@ interface Fixtures {
 const root = path.resolve(import.meta.dirname, "..");
 const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: serverUrl });
   await client.connect();
@@ -64,20 +53,6 @@ async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promis
   } finally {
     await client.end();
   }
-}
-
-async function waitForHealth(baseURL: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`next start exited with ${child.exitCode}:\n${output()}`);
-    const ok = await fetch(`${baseURL}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`next start gave no health answer within 60 s:\n${output()}`);
 }
 
 /** Stops the server's whole process group (`next start` and its next-server child). */
@@ -144,7 +119,7 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
         });
         child.stdout?.on("data", (d) => (output += d));
         child.stderr?.on("data", (d) => (output += d));
-        await waitForHealth(baseURL, child, () => output);
+        await waitForHealth(baseURL, child, () => output, { timeoutMs: 60_000, label: "next start" });
         await provide({ baseURL, databaseUrl: databaseUrl.toString() });
       } finally {
         if (child) await stopServer(child);

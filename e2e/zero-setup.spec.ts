@@ -1,38 +1,15 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { freePort, waitForHealth } from "../lib/net/local-server";
 
 // `npm start` on a machine with nothing configured: no DATABASE_URL, no PostgreSQL running.
 // It must boot the embedded PostgreSQL, migrate, seed the demo set and serve the API.
 
 const root = path.resolve(import.meta.dirname, "..");
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(base: string, child: ChildProcess, output: () => string): Promise<void> {
-  const deadline = Date.now() + 150_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`npm start exited with ${child.exitCode}:\n${output()}`);
-    const ok = await fetch(`${base}/api/health`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`no health answer within 150 s:\n${output()}`);
-}
 
 test("npm start with no environment answers health and lists the demo records with a demo token", async ({
   request,
@@ -50,7 +27,7 @@ test("npm start with no environment answers health and lists the demo records wi
   child.stderr?.on("data", (d) => (output += d));
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitForHealth(base, child, () => output);
+    await waitForHealth(base, child, () => output, { timeoutMs: 150_000, label: "npm start", pollMs: 500 });
     expect(output).toContain(`Review Console on ${base}`);
     expect(output).toMatch(/owner\s+owner@demo\.local/);
 

@@ -2,13 +2,13 @@ import "dotenv/config";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import net from "node:net";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
 import { ms, summarize, table, withBenchDatabase } from "@/bench/support";
 import { seedSyntheticRecords } from "@/lib/seed/synthetic";
 import { createUser } from "@/lib/users/create-user";
 import { chromiumLaunch } from "../playwright.config";
+import { freePort } from "@/lib/net/local-server";
 
 /*
  * `npm run measure:queue`: how long the queue page takes to show its first rows on a large table,
@@ -64,17 +64,6 @@ const WATCH_FIRST_ROW = `(() => {
   });
   observer.observe(document, { childList: true, subtree: true, attributes: true, attributeFilter: ["hidden"] });
 })();`;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once("error", reject);
-    probe.listen(0, "127.0.0.1", () => {
-      const port = (probe.address() as net.AddressInfo).port;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 function ensureBuild(): void {
   if (existsSync(path.join(root, ".next", "BUILD_ID")) && !process.env.MEASURE_BUILD) return;

