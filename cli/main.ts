@@ -128,6 +128,22 @@ program
     });
   });
 
+const operations = program.command("operations").description("bulk operations (docs/operations.md)");
+operations
+  .command("dispatch")
+  .description("run the operations dispatcher in this process until SIGINT/SIGTERM (the console runs one too)")
+  .option("--tick-ms <ms>", "longest sleep between rounds", positiveInt, 200)
+  .action(async (options: { tickMs: number }) => {
+    await withDatabase(async () => {
+      const { runDispatcher } = await import("@/lib/operations/dispatcher");
+      const stop = new AbortController();
+      process.once("SIGINT", () => stop.abort());
+      process.once("SIGTERM", () => stop.abort());
+      console.log("dispatching operations; stop with Ctrl-C");
+      await runDispatcher({ signal: stop.signal, tickMs: options.tickMs });
+    });
+  });
+
 program
   .parseAsync(process.argv)
   .catch((error: unknown) => {

@@ -38,6 +38,10 @@ export function auditWhere(filter: AuditFilter, params: unknown[]): string[] {
   if (filter.action) add((p) => `action = ${p}`, filter.action);
   if (filter.reviewId) add((p) => `review_id = ${p}::uuid`, filter.reviewId);
   if (filter.effectKey) add((p) => `effect_key = ${p}`, filter.effectKey);
+  // Spelled as the expression index decision_log_operation_id is, so the planner uses it.
+  if (filter.operationId) {
+    add((p) => `details ? 'operationId' AND (details->>'operationId') = ${p}`, filter.operationId);
+  }
   // Passed as text: PostgreSQL keeps the microseconds a JS Date would drop.
   if (filter.from) add((p) => `at >= ${p}::timestamptz`, filter.from);
   if (filter.to) add((p) => `at < ${p}::timestamptz`, filter.to);

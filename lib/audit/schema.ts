@@ -27,6 +27,8 @@ export const auditFilterSchema = z
     actor: filterText.optional(),
     action: filterText.optional(),
     reviewId: z.guid("must be a UUID").optional(),
+    /** The entries of one bulk operation (`details.operationId`; docs/operations.md). */
+    operationId: z.guid("must be a UUID").optional(),
     effectKey: filterText.optional(),
     from: instant.optional(),
     to: instant.optional(),

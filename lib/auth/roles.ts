@@ -13,6 +13,8 @@ export const PERMISSIONS = {
   /** confirm-applied, confirm-not-applied: asking the provider is support's job (owners may too). */
   "reviews.confirm": ["support", "owner"],
   "replays.claim": ["consumer"],
+  /** Bulk operations (docs/operations.md): reading them; acting needs the action's own permission. */
+  "operations.read": ["owner", "support", "auditor", "admin"],
   "audit.read": ["auditor", "owner", "admin"],
   "users.manage": ["admin"],
   "metrics.read": ["owner", "support", "auditor", "admin", "consumer"],

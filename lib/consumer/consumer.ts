@@ -1,4 +1,5 @@
-import { ReplayWorker, sleep, type ReplayOptions } from "./replays";
+import { sleep } from "@/lib/util/sleep";
+import { ReplayWorker, type ReplayOptions } from "./replays";
 import { ConsumerRuntime, type RuntimeOptions } from "./runtime";
 import { dispositionOf, type Disposition, type IncomingMessage, type Outcome, type Transport } from "./types";
 

@@ -1,6 +1,7 @@
 import { claimDueReplays, type ClaimedReplay } from "@/lib/replays/claim";
 import { reportReplayOutcome } from "@/lib/replays/outcome";
 import type { OutcomeRequest } from "@/lib/replays/schema";
+import { sleep } from "@/lib/util/sleep";
 import { writeReview, type HeldOutcome } from "./review";
 import type { ConsumerRuntime } from "./runtime";
 import type { IncomingMessage, MessageBody, Outcome } from "./types";
@@ -159,17 +160,4 @@ export class ReplayWorker {
       this.runtime.log.warn({ replayId: item.replayId, code: result.code }, result.message);
     }
   }
-}
-
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    }
-    signal?.addEventListener("abort", done, { once: true });
-  });
 }

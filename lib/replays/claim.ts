@@ -44,6 +44,9 @@ WITH due AS (
    WHERE ((r.state = 'scheduled' AND r.run_at <= now())
           OR (r.state = 'claimed' AND r.claim_expires_at < now()))
      AND ($3::text[] IS NULL OR rr.kind = ANY($3::text[]))
+     -- A paused bulk operation holds back its replays that no consumer has taken yet.
+     AND (r.operation_id IS NULL OR NOT EXISTS (
+       SELECT 1 FROM bulk_operations op WHERE op.id = r.operation_id AND op.state = 'paused'))
      AND NOT EXISTS (
        SELECT 1 FROM replays o
         WHERE o.sequence_key = r.sequence_key AND o.id <> r.id

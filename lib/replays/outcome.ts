@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import type { ReplayState } from "@/lib/generated/prisma/enums";
 import { dbStatus } from "@/lib/reviews/detail";
 import type { ReviewStatus } from "@/lib/reviews/schema";
+import { recordOperationOutcome } from "@/lib/operations/items-state";
 import type { OutcomeRequest } from "./schema";
 
 export type OutcomeResult =
@@ -26,9 +27,9 @@ export async function reportReplayOutcome(
 ): Promise<OutcomeResult> {
   return db().$transaction(async (tx) => {
     const rows = await tx.$queryRawUnsafe<
-      { state: string; review_id: string; effect_key: string | null; status: string }[]
+      { state: string; review_id: string; effect_key: string | null; status: string; operation_id: string | null }[]
     >(
-      `SELECT r.state::text, r.review_id::text, rr.effect_key, rr.status::text
+      `SELECT r.state::text, r.review_id::text, rr.effect_key, rr.status::text, r.operation_id::text
          FROM replays r JOIN review_records rr ON rr.id = r.review_id
         WHERE r.id = $1::uuid FOR UPDATE OF r, rr`,
       replayId,
@@ -79,6 +80,7 @@ export async function reportReplayOutcome(
         details,
       },
     });
+    const operationEntries = await recordOperationOutcome(tx, replayId, request.outcome, request.detail ?? null);
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
@@ -86,8 +88,9 @@ export async function reportReplayOutcome(
       reviewId: replay.review_id,
       effectKey: replay.effect_key,
       reason: request.reason ?? null,
-      details: { ...details, recordStatus },
+      details: { ...details, recordStatus, ...(replay.operation_id ? { operationId: replay.operation_id } : {}) },
     });
+    for (const entry of operationEntries) await appendDecision(tx, entry);
     return { ok: true, replayId, reviewId: replay.review_id, recordStatus };
   });
 }

@@ -5,6 +5,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { type ActionRefusal, type ActionRequest, actionRefusal } from "../action-rules";
 import { dbStatus } from "../detail";
 import type { ReviewStatus } from "../schema";
+import { markOperationItems } from "@/lib/operations/items-state";
 import { correctedEnvelope } from "./corrected-envelope";
 
 export type Tx = Prisma.TransactionClient;
@@ -24,7 +25,7 @@ export interface LockedRecord {
 
 /** An expected refusal: the route turns it into its status, code and message. */
 export type ActionOutcome =
-  | { ok: true }
+  | { ok: true; replayId?: string }
   | {
       ok: false;
       status: 403 | 404 | 409 | 422;
@@ -37,12 +38,22 @@ export type ActionOutcome =
 interface Change {
   toStatus: ReviewStatus;
   details: Prisma.InputJsonObject;
+  replayId?: string;
+}
+
+/** Who else the action belongs to: a bulk operation (docs/operations.md) that dispatched it. */
+export interface ActionContext {
+  operationId?: string;
 }
 
 const refused = (status: 409 | 422, code: string, message: string, issues?: { path: string; message: string }[]) =>
   ({ ok: false, status, code, message, issues }) as const;
 
-class Refusal extends Error {
+/**
+ * A refusal found after the action began writing: the transaction must roll back. performAction
+ * does that; a caller of performActionInTx catches it and rolls back itself (to a savepoint).
+ */
+export class ActionRefused extends Error {
   constructor(readonly outcome: Extract<ActionOutcome, { ok: false }>) {
     super(outcome.message);
   }
@@ -53,99 +64,126 @@ class Refusal extends Error {
  * rules, make the change (journal, sequence, revision, replay), bump the version, write the
  * history entry, and append the decision-log entry last (it holds the chain's lock until commit).
  */
-export async function performAction(recordId: string, request: ActionRequest, actor: Actor): Promise<ActionOutcome> {
+export async function performAction(
+  recordId: string,
+  request: ActionRequest,
+  actor: Actor,
+  context: ActionContext = {},
+): Promise<ActionOutcome> {
   try {
-    return await db().$transaction(
-      async (tx) => {
-        const rows = await tx.$queryRawUnsafe<LockedRecord[]>(
-          `SELECT id::text, status::text, category::text, version, message, effect_key, sequence_key,
-                  sequence::text, message_id, kind
-             FROM review_records WHERE id = $1::uuid FOR UPDATE`,
-          recordId,
-        );
-        const record = rows[0];
-        if (!record) return { ok: false, status: 404, code: "not-found", message: `no review record ${recordId}` };
-        if (record.version !== request.expectedVersion) {
-          return refused(
-            409,
-            "stale-version",
-            `the record changed (version ${record.version}, you saw ${request.expectedVersion}); review it again`,
-          );
-        }
-        const refusal = actionRefusal(request.action, record, actor.role);
-        if (refusal === "role") {
-          return {
-            ok: false,
-            status: 403,
-            code: "forbidden",
-            message: `role ${actor.role} may not ${request.action}`,
-            refusal,
-          };
-        }
-        if (refusal) {
-          return refused(
-            409,
-            "not-allowed",
-            `${request.action} is not possible on a ${record.status} ${record.category} record`,
-          );
-        }
-        const change = await apply(tx, record, request, actor);
-        await tx.reviewRecord.update({
-          where: { id: record.id },
-          data: {
-            status: dbStatus(change.toStatus),
-            version: { increment: 1 },
-            updatedAt: new Date(),
-          },
-        });
-        await tx.reviewHistory.create({
-          data: {
-            reviewId: record.id,
-            actor: actor.label,
-            action: request.action,
-            fromStatus: dbStatus(record.status),
-            toStatus: dbStatus(change.toStatus),
-            reason: request.reason,
-            details: change.details,
-          },
-        });
-        await appendDecision(tx, {
-          actor: actor.label,
-          actorRole: actor.role,
-          action: `review.${request.action}`,
-          reviewId: record.id,
-          effectKey: record.effect_key,
-          reason: request.reason,
-          details: {
-            ...change.details,
-            fromStatus: record.status,
-            toStatus: change.toStatus,
-            version: record.version + 1,
-            checkDone: request.checkDone ?? false,
-          },
-        });
-        return { ok: true } as const;
-      },
-      { timeout: 15_000 },
-    );
+    return await db().$transaction((tx) => performActionInTx(tx, recordId, request, actor, context), {
+      timeout: 15_000,
+    });
   } catch (error) {
-    if (error instanceof Refusal) return error.outcome;
+    if (error instanceof ActionRefused) return error.outcome;
     throw error;
   }
 }
 
-async function apply(tx: Tx, record: LockedRecord, request: ActionRequest, actor: Actor): Promise<Change> {
+/**
+ * performAction inside the caller's transaction. Returns the expected refusals that come before
+ * any write; throws ActionRefused for those found later, so the caller rolls back.
+ */
+export async function performActionInTx(
+  tx: Tx,
+  recordId: string,
+  request: ActionRequest,
+  actor: Actor,
+  context: ActionContext = {},
+): Promise<ActionOutcome> {
+  const rows = await tx.$queryRawUnsafe<LockedRecord[]>(
+    `SELECT id::text, status::text, category::text, version, message, effect_key, sequence_key,
+            sequence::text, message_id, kind
+       FROM review_records WHERE id = $1::uuid FOR UPDATE`,
+    recordId,
+  );
+  const record = rows[0];
+  if (!record) return { ok: false, status: 404, code: "not-found", message: `no review record ${recordId}` };
+  if (record.version !== request.expectedVersion) {
+    return refused(
+      409,
+      "stale-version",
+      `the record changed (version ${record.version}, you saw ${request.expectedVersion}); review it again`,
+    );
+  }
+  const refusal = actionRefusal(request.action, record, actor.role);
+  if (refusal === "role") {
+    return {
+      ok: false,
+      status: 403,
+      code: "forbidden",
+      message: `role ${actor.role} may not ${request.action}`,
+      refusal,
+    };
+  }
+  if (refusal) {
+    return refused(
+      409,
+      "not-allowed",
+      `${request.action} is not possible on a ${record.status} ${record.category} record`,
+    );
+  }
+  const change = await apply(tx, record, request, actor, context);
+  if (context.operationId) change.details = { ...change.details, operationId: context.operationId };
+  await tx.reviewRecord.update({
+    where: { id: record.id },
+    data: {
+      status: dbStatus(change.toStatus),
+      version: { increment: 1 },
+      updatedAt: new Date(),
+    },
+  });
+  await tx.reviewHistory.create({
+    data: {
+      reviewId: record.id,
+      actor: actor.label,
+      action: request.action,
+      fromStatus: dbStatus(record.status),
+      toStatus: dbStatus(change.toStatus),
+      reason: request.reason,
+      details: change.details,
+    },
+  });
+  await appendDecision(tx, {
+    actor: actor.label,
+    actorRole: actor.role,
+    action: `review.${request.action}`,
+    reviewId: record.id,
+    effectKey: record.effect_key,
+    reason: request.reason,
+    details: {
+      ...change.details,
+      fromStatus: record.status,
+      toStatus: change.toStatus,
+      version: record.version + 1,
+      checkDone: request.checkDone ?? false,
+    },
+  });
+  return { ok: true, replayId: change.replayId };
+}
+
+async function apply(
+  tx: Tx,
+  record: LockedRecord,
+  request: ActionRequest,
+  actor: Actor,
+  context: ActionContext,
+): Promise<Change> {
   switch (request.action) {
     case "note":
       return { toStatus: record.status, details: {} };
     case "replay": {
-      const replay = await scheduleReplay(tx, record, actor, request.runAt);
-      return { toStatus: "replay-scheduled", details: { replayId: replay.id, runAt: replay.runAt.toISOString() } };
+      const replay = await scheduleReplay(tx, record, actor, { runAt: request.runAt, operationId: context.operationId });
+      return {
+        toStatus: "replay-scheduled",
+        details: { replayId: replay.id, runAt: replay.runAt.toISOString() },
+        replayId: replay.id,
+      };
     }
     case "correct-and-replay": {
       const latest = await latestEnvelope(tx, record);
       const corrected = correctedEnvelope(latest.envelope, { payload: request.payload, envelope: request.envelope });
-      if (!corrected.ok) throw new Refusal(refused(422, corrected.code, corrected.message, corrected.issues));
+      if (!corrected.ok) throw new ActionRefused(refused(422, corrected.code, corrected.message, corrected.issues));
       const number = latest.number + 1;
       await tx.reviewRevision.create({
         data: {
@@ -157,10 +195,15 @@ async function apply(tx: Tx, record: LockedRecord, request: ActionRequest, actor
         },
       });
       await fillMissingKeys(tx, record, corrected.envelope);
-      const replay = await scheduleReplay(tx, record, actor, request.runAt, number, corrected.envelope);
+      const replay = await scheduleReplay(tx, record, actor, {
+        runAt: request.runAt,
+        revisionNumber: number,
+        envelope: corrected.envelope,
+      });
       return {
         toStatus: "replay-scheduled",
         details: { revision: number, replayId: replay.id, runAt: replay.runAt.toISOString() },
+        replayId: replay.id,
       };
     }
     case "cancel":
@@ -171,10 +214,11 @@ async function apply(tx: Tx, record: LockedRecord, request: ActionRequest, actor
       // The provider says the effect never happened: clear the journal entry so the replay may
       // create it, under the same effectKey (the provider's idempotency key).
       if (record.effect_key) await tx.effectJournal.deleteMany({ where: { effectKey: record.effect_key } });
-      const replay = await scheduleReplay(tx, record, actor, request.runAt);
+      const replay = await scheduleReplay(tx, record, actor, { runAt: request.runAt });
       return {
         toStatus: "replay-scheduled",
         details: { providerRef: request.providerRef ?? null, journal: "cleared", replayId: replay.id },
+        replayId: replay.id,
       };
     }
     case "skip-gap":
@@ -209,14 +253,15 @@ async function fillMissingKeys(tx: Tx, record: LockedRecord, envelope: Record<st
   record.sequence ??= String(envelope.sequence);
 }
 
-async function scheduleReplay(
-  tx: Tx,
-  record: LockedRecord,
-  actor: Actor,
-  runAt?: string,
-  revisionNumber?: number,
-  envelope?: Record<string, unknown>,
-) {
+interface ReplayPlan {
+  runAt?: string;
+  revisionNumber?: number;
+  envelope?: Record<string, unknown>;
+  operationId?: string;
+}
+
+async function scheduleReplay(tx: Tx, record: LockedRecord, actor: Actor, plan: ReplayPlan = {}) {
+  const { runAt, revisionNumber, envelope } = plan;
   const number = revisionNumber ?? (await latestEnvelope(tx, record)).number;
   const keys = envelope ?? (record.message as Record<string, unknown>);
   const sequence = keys?.sequence ?? record.sequence;
@@ -228,6 +273,7 @@ async function scheduleReplay(
       sequenceKey: (keys?.sequenceKey as string | undefined) ?? record.sequence_key,
       sequence: typeof sequence === "number" || typeof sequence === "string" ? BigInt(sequence) : null,
       createdBy: actor.label,
+      operationId: plan.operationId ?? null,
     },
   });
 }
@@ -259,7 +305,7 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
     const journal = await tx.effectJournal.findUnique({ where: { effectKey: record.effect_key } });
     // Cancelling cannot undo an effect that exists; the record would then lie about it.
     if (journal?.state === "applied") {
-      throw new Refusal(
+      throw new ActionRefused(
         refused(409, "effect-applied", `effect ${record.effect_key} is already applied; it cannot be cancelled`),
       );
     }
@@ -277,11 +323,20 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
     });
     details.journal = "cancelled";
   }
-  const pending = await tx.replay.updateMany({
-    where: { reviewId: record.id, state: { in: ["scheduled", "claimed"] } },
-    data: { state: "cancelled", completedAt: new Date(), detail: "cancelled with the record" },
-  });
-  details.replaysCancelled = pending.count;
+  const pending = await tx.$queryRawUnsafe<{ id: string }[]>(
+    `UPDATE replays SET state = 'cancelled', completed_at = now(), detail = 'cancelled with the record'
+      WHERE review_id = $1::uuid AND state IN ('scheduled', 'claimed')
+      RETURNING id::text`,
+    record.id,
+  );
+  details.replaysCancelled = pending.length;
+  // A replay a bulk operation scheduled ends here: its item says so (docs/operations.md).
+  await markOperationItems(
+    tx,
+    pending.map((r) => r.id),
+    "cancelled",
+    "an owner cancelled the record while its replay waited",
+  );
   // A cancelled message that was next in its sequence consumes its slot, so its successors flow.
   if (record.sequence_key && record.sequence !== null) {
     const last = await lockSequence(tx, record.sequence_key);
@@ -295,7 +350,7 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
 
 async function confirmApplied(tx: Tx, record: LockedRecord, providerRef: string): Promise<Change> {
   if (!record.effect_key) {
-    throw new Refusal(refused(409, "not-allowed", "the record has no effectKey to confirm"));
+    throw new ActionRefused(refused(409, "not-allowed", "the record has no effectKey to confirm"));
   }
   await tx.effectJournal.upsert({
     where: { effectKey: record.effect_key },
@@ -324,12 +379,12 @@ async function confirmApplied(tx: Tx, record: LockedRecord, providerRef: string)
 
 async function skipGap(tx: Tx, record: LockedRecord, actor: Actor): Promise<Change> {
   if (!record.sequence_key || record.sequence === null) {
-    throw new Refusal(refused(409, "not-allowed", "the record has no sequence to skip to"));
+    throw new ActionRefused(refused(409, "not-allowed", "the record has no sequence to skip to"));
   }
   const sequence = Number(record.sequence);
   const last = await lockSequence(tx, record.sequence_key);
   if (sequence <= last + 1) {
-    throw new Refusal(
+    throw new ActionRefused(
       refused(409, "gap-closed", `the gap has closed: ${record.sequence_key} is at ${last}; replay the record instead`),
     );
   }
@@ -343,7 +398,7 @@ async function skipGap(tx: Tx, record: LockedRecord, actor: Actor): Promise<Chan
     String(sequence),
   );
   if (inFlight[0]) {
-    throw new Refusal(
+    throw new ActionRefused(
       refused(
         409,
         "predecessor-in-flight",
@@ -354,5 +409,5 @@ async function skipGap(tx: Tx, record: LockedRecord, actor: Actor): Promise<Chan
   const lost = { from: last + 1, to: sequence - 1 };
   await setLastSequence(tx, record.sequence_key, sequence - 1);
   const replay = await scheduleReplay(tx, record, actor);
-  return { toStatus: "replay-scheduled", details: { skipped: lost, replayId: replay.id } };
+  return { toStatus: "replay-scheduled", details: { skipped: lost, replayId: replay.id }, replayId: replay.id };
 }

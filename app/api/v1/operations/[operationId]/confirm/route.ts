@@ -1,0 +1,6 @@
+import { confirmOperation } from "@/lib/operations/control";
+import { controlRoute } from "@/lib/operations/control-route";
+import { confirmSchema } from "@/lib/operations/schema";
+
+/** POST /api/v1/operations/{id}/confirm: starts dispatching, naming the dry run the person saw. */
+export const POST = controlRoute(confirmSchema, confirmOperation);

@@ -1,0 +1,6 @@
+import { controlRoute } from "@/lib/operations/control-route";
+import { dryRunOperation } from "@/lib/operations/control";
+import { emptyBodySchema } from "@/lib/operations/schema";
+
+/** POST /api/v1/operations/{id}/dry-run: what decide would say now for each record not yet dispatched. */
+export const POST = controlRoute(emptyBodySchema, (id, _body, actor) => dryRunOperation(id, actor));

@@ -1,0 +1,9 @@
+// Next.js calls register() once when a server process starts. The console's server runs the
+// bulk-operations dispatcher (docs/operations.md): its state is in PostgreSQL, so a restarted
+// server resumes every running operation where it was.
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  if (process.env.OPERATIONS_DISPATCHER === "off") return;
+  const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
+  startConsoleDispatcher();
+}

@@ -1,0 +1,218 @@
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/roles";
+import { appendDecision } from "@/lib/audit/append";
+import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { ApiError } from "@/lib/http/errors";
+import { operationPermission } from "./create";
+import { computeDryRun } from "./dry-run";
+import type { ConfirmRequest } from "./schema";
+import type { OperationAction, OperationState } from "./types";
+
+type Tx = Prisma.TransactionClient;
+
+interface LockedOperation {
+  id: string;
+  action: OperationAction;
+  state: OperationState;
+  version: number;
+  dry_run: { at: string; counts: Record<string, number> } | null;
+  canary_passed: boolean;
+}
+
+/** The states each control may start from (docs/operations.md, "The life of an operation"). */
+export const CONTROL_FROM: Record<"dry-run" | "confirm" | "pause" | "resume" | "abort", OperationState[]> = {
+  "dry-run": ["planned", "paused", "awaiting-continue"],
+  confirm: ["planned"],
+  pause: ["running", "awaiting-continue"],
+  resume: ["paused", "awaiting-continue"],
+  abort: ["planned", "running", "awaiting-continue", "paused"],
+};
+
+async function lockOperation(tx: Tx, id: string, actor: Actor): Promise<LockedOperation> {
+  const rows = await tx.$queryRawUnsafe<LockedOperation[]>(
+    `SELECT id::text, action::text, state::text, version, dry_run, canary_passed
+       FROM bulk_operations WHERE id = $1::uuid FOR UPDATE`,
+    id,
+  );
+  const op = rows[0];
+  if (!op) throw new ApiError(404, "not-found", `no operation ${id}`);
+  if (!can(actor.role, operationPermission(op.action))) {
+    throw new ApiError(403, "forbidden", `role ${actor.role} may not control a ${op.action} operation`);
+  }
+  return op;
+}
+
+function refuseUnlessIn(op: LockedOperation, control: keyof typeof CONTROL_FROM): void {
+  if (!CONTROL_FROM[control].includes(op.state)) {
+    throw new ApiError(409, "not-allowed", `cannot ${control} an operation that is ${op.state}`);
+  }
+}
+
+/** POST .../dry-run: judges the records not yet dispatched and keeps the counts on the operation. */
+export async function dryRunOperation(id: string, actor: Actor): Promise<void> {
+  const op = await db().$transaction((tx) => lockOperation(tx, id, actor));
+  refuseUnlessIn(op, "dry-run");
+  const counts = await computeDryRun(id, op.action, actor.role);
+  await db().$transaction(async (tx) => {
+    const now = await lockOperation(tx, id, actor);
+    // Confirmed or aborted meanwhile: these numbers no longer describe what will happen.
+    refuseUnlessIn(now, "dry-run");
+    const at = new Date();
+    await tx.bulkOperation.update({
+      where: { id },
+      data: { dryRun: { at: at.toISOString(), counts }, dryRunAt: at, version: { increment: 1 }, updatedAt: at },
+    });
+  });
+}
+
+/** POST .../confirm: starts dispatching, with the dry-run numbers the person saw. */
+export async function confirmOperation(id: string, request: ConfirmRequest, actor: Actor): Promise<void> {
+  await db().$transaction(async (tx) => {
+    const op = await lockOperation(tx, id, actor);
+    refuseUnlessIn(op, "confirm");
+    if (op.version !== request.expectedVersion) {
+      throw new ApiError(
+        409,
+        "stale-version",
+        `the operation changed (version ${op.version}, you saw ${request.expectedVersion}); review it again`,
+      );
+    }
+    if (!op.dry_run) throw new ApiError(409, "dry-run-required", "run a dry run first and confirm its numbers");
+    if (new Date(op.dry_run.at).getTime() !== new Date(request.dryRunAt).getTime()) {
+      throw new ApiError(409, "dry-run-stale", `a newer dry run exists (${op.dry_run.at}); review its numbers`);
+    }
+    await tx.$executeRawUnsafe(
+      `UPDATE bulk_operations SET state = 'running', confirmed_by = $2, confirmed_at = now(),
+              window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
+        WHERE id = $1::uuid`,
+      id,
+      actor.label,
+    );
+    await appendDecision(tx, {
+      actor: actor.label,
+      actorRole: actor.role,
+      action: "operation.confirmed",
+      reason: null,
+      details: { operationId: id, dryRun: op.dry_run },
+    });
+  });
+}
+
+/** POST .../pause: nothing more is dispatched and its unclaimed replays are held back. */
+export async function pauseOperation(id: string, reason: string, actor: Actor): Promise<void> {
+  await db().$transaction(async (tx) => {
+    const op = await lockOperation(tx, id, actor);
+    refuseUnlessIn(op, "pause");
+    await tx.$executeRawUnsafe(
+      `UPDATE bulk_operations SET state = 'paused', pause_reason = $2, version = version + 1, updated_at = now()
+        WHERE id = $1::uuid`,
+      id,
+      `paused by ${actor.label}: ${reason}`,
+    );
+    await appendDecision(tx, {
+      actor: actor.label,
+      actorRole: actor.role,
+      action: "operation.paused",
+      reason,
+      details: { operationId: id, fromState: op.state },
+    });
+  });
+}
+
+/** POST .../resume: dispatching goes on (after a canary, this is "continue"). */
+export async function resumeOperation(id: string, reason: string, actor: Actor): Promise<void> {
+  await db().$transaction(async (tx) => {
+    const op = await lockOperation(tx, id, actor);
+    refuseUnlessIn(op, "resume");
+    // Resuming from the canary's stop, or from any pause once the canary went out, passes it.
+    await tx.$executeRawUnsafe(
+      `UPDATE bulk_operations SET state = 'running', pause_reason = NULL,
+              canary_passed = canary_passed OR $2 OR dispatched >= canary_size,
+              window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
+        WHERE id = $1::uuid`,
+      id,
+      op.state === "awaiting-continue",
+    );
+    await appendDecision(tx, {
+      actor: actor.label,
+      actorRole: actor.role,
+      action: "operation.resumed",
+      reason,
+      details: { operationId: id, fromState: op.state },
+    });
+  });
+}
+
+/**
+ * POST .../abort: stops for good. Records not dispatched stay as they are (`not-dispatched`);
+ * replays no consumer has taken are withdrawn and their records are open again, each with its
+ * history and decision-log entry; claimed replays finish and report their outcome.
+ */
+export async function abortOperation(id: string, reason: string, actor: Actor): Promise<void> {
+  await db().$transaction(
+    async (tx) => {
+      const op = await lockOperation(tx, id, actor);
+      refuseUnlessIn(op, "abort");
+      await tx.$executeRawUnsafe(
+        `UPDATE bulk_operation_items SET state = 'not-dispatched', detail = 'the operation was aborted first',
+                updated_at = now()
+          WHERE operation_id = $1::uuid AND state = 'pending'`,
+        id,
+      );
+      const withdrawn = await tx.$queryRawUnsafe<{ review_id: string; replay_id: string }[]>(
+        `WITH cancelled AS (
+           UPDATE replays SET state = 'cancelled', completed_at = now(), detail = 'withdrawn: the operation was aborted'
+            WHERE operation_id = $1::uuid AND state = 'scheduled'
+           RETURNING id, review_id
+         ), items AS (
+           UPDATE bulk_operation_items i SET state = 'withdrawn', detail = 'the operation was aborted before a consumer took its replay',
+                  updated_at = now()
+             FROM cancelled c WHERE i.operation_id = $1::uuid AND i.replay_id = c.id AND i.state = 'dispatched'
+         ), records AS (
+           UPDATE review_records rr SET status = 'open', version = version + 1, updated_at = now()
+             FROM cancelled c WHERE rr.id = c.review_id AND rr.status = 'replay-scheduled'
+           RETURNING rr.id, rr.effect_key, rr.version
+         ), history AS (
+           INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
+           SELECT r.id, $2, 'replay-withdrawn', 'replay-scheduled', 'open', $3,
+                  jsonb_build_object('operationId', $1::text, 'replayId', c.id::text)
+             FROM records r JOIN cancelled c ON c.review_id = r.id
+         )
+         SELECT c.review_id::text, c.id::text AS replay_id FROM cancelled c`,
+        id,
+        actor.label,
+        reason,
+      );
+      await tx.$executeRawUnsafe(
+        `UPDATE bulk_operations SET state = 'aborted', finished_at = now(), pause_reason = NULL,
+                version = version + 1, updated_at = now()
+          WHERE id = $1::uuid`,
+        id,
+      );
+      await appendDecision(tx, {
+        actor: actor.label,
+        actorRole: actor.role,
+        action: "operation.aborted",
+        reason,
+        details: { operationId: id, fromState: op.state, withdrawn: withdrawn.length },
+      });
+      // One entry per withdrawn replay: each record changed (back to open).
+      await tx.$executeRawUnsafe(
+        `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+         SELECT $2, $3, 'review.replay-withdrawn', rr.id, rr.effect_key, $4,
+                jsonb_build_object('operationId', $1::text, 'replayId', w.replay_id, 'toStatus', 'open',
+                                   'version', rr.version)
+           FROM unnest($5::uuid[], $6::text[]) AS w(review_id, replay_id)
+           JOIN review_records rr ON rr.id = w.review_id`,
+        id,
+        actor.label,
+        actor.role,
+        reason,
+        withdrawn.map((w) => w.review_id),
+        withdrawn.map((w) => w.replay_id),
+      );
+    },
+    { timeout: 120_000 },
+  );
+}

@@ -1,0 +1,162 @@
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/roles";
+import { appendDecision } from "@/lib/audit/append";
+import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { ApiError } from "@/lib/http/errors";
+import { reviewFilterSql } from "@/lib/reviews/filter-sql";
+import {
+  type CreateOperationRequest,
+  DEFAULT_AUTO_PAUSE,
+  DEFAULT_RATE,
+  GROUP_STATUSES,
+  MAX_SELECTION,
+  type SelectionInput,
+} from "./schema";
+import type { OperationAction } from "./types";
+
+/** The permission an operation's action needs, for creating it and for every control. */
+export function operationPermission(action: OperationAction) {
+  return action === "note" ? ("reviews.note" as const) : ("reviews.resolve" as const);
+}
+
+/** The WHERE clauses that select the records of a selection (parameters appended to `params`). */
+export function selectionWhere(selection: SelectionInput, params: unknown[]): string[] {
+  switch (selection.type) {
+    case "ids":
+      params.push(selection.ids);
+      return [`id = ANY($${params.length}::uuid[])`];
+    case "filter":
+      return reviewFilterSql(selection.filter, params);
+    case "group": {
+      const { kind, reason, errorClass } = selection.group;
+      params.push(GROUP_STATUSES, reason);
+      const where = [`status = ANY($${params.length - 1}::"ReviewStatus"[])`, `reason = $${params.length}`];
+      if (kind === null) where.push("kind IS NULL");
+      else where.push(`kind = $${params.push(kind)}`);
+      if (errorClass === null) where.push("error_class IS NULL");
+      else where.push(`error_class = $${params.push(errorClass)}`);
+      return where;
+    }
+  }
+}
+
+/**
+ * Freezes the selection into items, in dispatch order: oldest record first, except that the
+ * sequences of one sequenceKey are laid over that key's positions in ascending order (a key's
+ * replays are then dispatched in sequence order, wherever its records sit in the list). One
+ * statement; its LIMIT is one past the maximum, so an oversized selection is seen and refused.
+ */
+function freezeSql(where: string[], operationParam: string, limitParam: string): string {
+  return `
+WITH sel AS (
+  SELECT id, seq, version, sequence_key, sequence, effect_key FROM review_records
+   ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+   ORDER BY seq LIMIT ${limitParam}
+), numbered AS (
+  SELECT sel.*, row_number() OVER (ORDER BY seq) AS pos,
+         row_number() OVER (PARTITION BY sequence_key ORDER BY seq) AS key_slot,
+         row_number() OVER (PARTITION BY sequence_key ORDER BY sequence NULLS LAST, seq) AS key_rank
+    FROM sel
+)
+INSERT INTO bulk_operation_items (operation_id, position, review_id, frozen_version, sequence_key, sequence, effect_key)
+SELECT ${operationParam}::uuid, n.pos, n.id, n.version, n.sequence_key, n.sequence, n.effect_key
+  FROM numbered n WHERE n.sequence_key IS NULL
+UNION ALL
+SELECT ${operationParam}::uuid, slot.pos, n.id, n.version, n.sequence_key, n.sequence, n.effect_key
+  FROM numbered n JOIN numbered slot ON slot.sequence_key = n.sequence_key AND slot.key_slot = n.key_rank`;
+}
+
+/**
+ * POST /api/v1/operations: creates the operation `planned`, its selection frozen, with one
+ * decision-log entry for the operation and one per record, all in one transaction.
+ */
+export async function createOperation(request: CreateOperationRequest, actor: Actor): Promise<string> {
+  if (!can(actor.role, operationPermission(request.action))) {
+    throw new ApiError(403, "forbidden", `role ${actor.role} may not ${request.action} records`);
+  }
+  const autoPause = request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
+  return db().$transaction(
+    async (tx) => {
+      const op = await tx.bulkOperation.create({
+        data: {
+          action: request.action,
+          reason: request.reason,
+          selection: request.selection as Prisma.InputJsonObject,
+          total: 0,
+          createdBy: actor.label,
+          createdRole: actor.role,
+          runAt: request.runAt ? new Date(request.runAt) : null,
+          ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
+          canarySize: request.canarySize ?? 0,
+          canaryPassed: !request.canarySize,
+          autoPauseThreshold: autoPause?.threshold ?? null,
+          autoPauseMinOutcomes: autoPause?.minOutcomes ?? DEFAULT_AUTO_PAUSE.minOutcomes,
+        },
+        select: { id: true },
+      });
+      const params: unknown[] = [op.id];
+      const where = selectionWhere(request.selection, params);
+      params.push(MAX_SELECTION + 1);
+      const total = await tx.$executeRawUnsafe(freezeSql(where, "$1", `$${params.length}`), ...params);
+      if (total === 0) throw new ApiError(422, "empty-selection", "the selection matches no records");
+      if (total > MAX_SELECTION) {
+        throw new ApiError(
+          422,
+          "selection-too-large",
+          `the selection matches more than ${MAX_SELECTION} records; narrow it (by cause, kind or time)`,
+        );
+      }
+      if (request.selection.type === "ids" && total < new Set(request.selection.ids).size) {
+        const missing = await tx.$queryRawUnsafe<{ id: string }[]>(
+          `SELECT u.id FROM unnest($1::uuid[]) AS u(id)
+            WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id) LIMIT 20`,
+          request.selection.ids,
+        );
+        throw new ApiError(
+          422,
+          "unknown-records",
+          `no review record ${missing.map((m) => m.id).join(", ")}`,
+          missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
+        );
+      }
+      if (request.canarySize && request.canarySize > total) {
+        throw new ApiError(400, "invalid-request", `canarySize: at most the ${total} selected records`, [
+          { path: "canarySize", message: `must be at most ${total}, the number of selected records` },
+        ]);
+      }
+      await tx.bulkOperation.update({ where: { id: op.id }, data: { total } });
+      await appendDecision(tx, {
+        actor: actor.label,
+        actorRole: actor.role,
+        action: "operation.created",
+        reason: request.reason,
+        details: {
+          operationId: op.id,
+          action: request.action,
+          selection: request.selection as Prisma.InputJsonObject,
+          total,
+          runAt: request.runAt ?? null,
+          ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
+          canarySize: request.canarySize ?? 0,
+          autoPause: autoPause ? { ...autoPause } : null,
+        },
+      });
+      // One entry per frozen record, in one statement (the chain's trigger hashes each in order).
+      await tx.$executeRawUnsafe(
+        `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+         SELECT $2, $3, 'operation.record-selected', i.review_id, i.effect_key, $4,
+                jsonb_build_object('operationId', $1::text, 'action', $5::text, 'position', i.position,
+                                   'version', i.frozen_version)
+           FROM bulk_operation_items i WHERE i.operation_id = $1::uuid ORDER BY i.position`,
+        op.id,
+        actor.label,
+        actor.role,
+        request.reason,
+        request.action,
+      );
+      return op.id;
+    },
+    { timeout: 120_000 },
+  );
+}

@@ -1,0 +1,234 @@
+import type { Actor } from "@/lib/auth/actor";
+import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
+import { db } from "@/lib/db/client";
+import type { Role } from "@/lib/generated/prisma/enums";
+import { log } from "@/lib/log";
+import { ActionRefused, type ActionOutcome, performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
+import { sleep } from "@/lib/util/sleep";
+import { autoReplayReady } from "./auto-replay";
+import { completeIfDone, OPERATIONS_ACTOR } from "./items-state";
+import type { OperationAction } from "./types";
+
+interface DueOperation {
+  id: string;
+  action: OperationAction;
+  state: string;
+  reason: string;
+  created_by: string;
+  created_role: Role;
+  rate_per_second: number;
+  canary_size: number;
+  canary_passed: boolean;
+  dispatched: number;
+  window_dispatched: number;
+  /** Seconds since the rate window began. */
+  elapsed: number;
+  /** Seconds until runAt, when it is still ahead. */
+  starts_in: number;
+}
+
+interface PendingItem {
+  position: number;
+  review_id: string;
+  frozen_version: number;
+}
+
+/** What one dispatch step found: acted (go on), or wait this long, or nothing to do now. */
+export type StepResult = { type: "dispatched" | "skipped" } | { type: "wait"; ms: number } | { type: "idle" };
+
+/** Catching up after a stall (a restart, a long pause of the process) sends at most one second's worth. */
+function burstCap(rate: number): number {
+  return Math.max(1, Math.ceil(rate));
+}
+
+/**
+ * Dispatches one record of one operation, in one transaction that holds the operation's row
+ * lock: checks the state, the start time, the canary and the rate, takes the next pending item
+ * in position order and acts on its record exactly as the single-record action would (same
+ * rules, its version as frozen, its own decision-log entry), then counts it. The item's new
+ * state commits with the action, so a restart never acts on a record twice, and concurrent
+ * dispatchers (several console processes) take turns on the lock.
+ */
+export async function dispatchStep(operationId: string): Promise<StepResult> {
+  return db().$transaction(
+    async (tx) => {
+      const rows = await tx.$queryRawUnsafe<DueOperation[]>(
+        `SELECT id::text, action::text, state::text, reason, created_by, created_role::text, rate_per_second,
+                canary_size, canary_passed, dispatched, window_dispatched,
+                GREATEST(0, extract(epoch FROM now() - COALESCE(window_started_at, now())))::float8 AS elapsed,
+                GREATEST(0, extract(epoch FROM COALESCE(run_at, now()) - now()))::float8 AS starts_in
+           FROM bulk_operations WHERE id = $1::uuid FOR UPDATE`,
+        operationId,
+      );
+      const op = rows[0];
+      if (!op || op.state !== "running") return { type: "idle" };
+      if (op.starts_in > 0) return { type: "wait", ms: Math.ceil(op.starts_in * 1000) };
+      const entries: DecisionEntry[] = [];
+      if (canaryReached(op)) {
+        await stopForCanary(tx, op, entries);
+        for (const entry of entries) await appendDecision(tx, entry);
+        return { type: "idle" };
+      }
+      let windowDispatched = op.window_dispatched;
+      const allowed = Math.floor(op.rate_per_second * op.elapsed) + 1;
+      if (allowed - windowDispatched > burstCap(op.rate_per_second)) {
+        await tx.$executeRawUnsafe(
+          `UPDATE bulk_operations SET window_started_at = now(), window_dispatched = 0 WHERE id = $1::uuid`,
+          op.id,
+        );
+        windowDispatched = 0;
+      } else if (windowDispatched >= allowed) {
+        const ms = (windowDispatched / op.rate_per_second - op.elapsed) * 1000;
+        return { type: "wait", ms: Math.max(1, Math.ceil(ms)) };
+      }
+      const [item] = await tx.$queryRawUnsafe<PendingItem[]>(
+        `SELECT position, review_id::text, frozen_version FROM bulk_operation_items
+          WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT 1`,
+        op.id,
+      );
+      if (!item) {
+        for (const entry of await completeIfDone(tx, op.id)) await appendDecision(tx, entry);
+        return { type: "idle" };
+      }
+      const outcome = await actOnRecord(tx, op, item);
+      if (outcome.ok) {
+        await tx.$executeRawUnsafe(
+          `UPDATE bulk_operation_items SET state = $3::"OperationItemState", replay_id = $4::uuid, updated_at = now()
+            WHERE operation_id = $1::uuid AND position = $2`,
+          op.id,
+          item.position,
+          op.action === "replay" ? "dispatched" : "done",
+          outcome.replayId ?? null,
+        );
+        await tx.$executeRawUnsafe(
+          `UPDATE bulk_operations SET dispatched = dispatched + 1, window_dispatched = $2, updated_at = now()
+            WHERE id = $1::uuid`,
+          op.id,
+          windowDispatched + 1,
+        );
+        op.dispatched += 1;
+        if (canaryReached(op)) await stopForCanary(tx, op, entries);
+      } else {
+        // Refused now: the record changed since the freeze, or the action no longer fits it. A
+        // bulk operation never overrides what someone decided for one record meanwhile.
+        await tx.$executeRawUnsafe(
+          `UPDATE bulk_operation_items SET state = 'skipped', detail = $3, updated_at = now()
+            WHERE operation_id = $1::uuid AND position = $2`,
+          op.id,
+          item.position,
+          `${outcome.code}: ${outcome.message}`,
+        );
+      }
+      if (op.action !== "replay" || !outcome.ok) entries.push(...(await completeIfDone(tx, op.id)));
+      for (const entry of entries) await appendDecision(tx, entry);
+      return { type: outcome.ok ? "dispatched" : "skipped" };
+    },
+    { timeout: 30_000 },
+  );
+}
+
+function canaryReached(op: DueOperation): boolean {
+  return op.canary_size > 0 && !op.canary_passed && op.dispatched >= op.canary_size;
+}
+
+async function stopForCanary(tx: Tx, op: DueOperation, entries: DecisionEntry[]): Promise<void> {
+  await tx.$executeRawUnsafe(
+    `UPDATE bulk_operations SET state = 'awaiting-continue', version = version + 1, updated_at = now()
+      WHERE id = $1::uuid`,
+    op.id,
+  );
+  entries.push({
+    actor: OPERATIONS_ACTOR,
+    action: "operation.canary-reached",
+    reason: `the first ${op.canary_size} records were dispatched; an owner continues after checking their outcomes`,
+    details: { operationId: op.id, canarySize: op.canary_size },
+  });
+}
+
+/**
+ * The record's action, as its single-record endpoint takes it, inside a savepoint: a refusal
+ * found after the action began writing rolls back only this record.
+ */
+async function actOnRecord(tx: Tx, op: DueOperation, item: PendingItem): Promise<ActionOutcome> {
+  const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.created_by, role: op.created_role };
+  // A note fits any record and changes nothing it depends on: it goes on the version of now.
+  let expectedVersion = item.frozen_version;
+  if (op.action === "note") {
+    const [now] = await tx.$queryRawUnsafe<{ version: number }[]>(
+      `SELECT version FROM review_records WHERE id = $1::uuid FOR UPDATE`,
+      item.review_id,
+    );
+    expectedVersion = now?.version ?? expectedVersion;
+  }
+  await tx.$executeRawUnsafe("SAVEPOINT operation_item");
+  try {
+    const outcome = await performActionInTx(
+      tx,
+      item.review_id,
+      { action: op.action, expectedVersion, reason: op.reason, checkDone: true },
+      actor,
+      { operationId: op.id },
+    );
+    await tx.$executeRawUnsafe(outcome.ok ? "RELEASE SAVEPOINT operation_item" : "ROLLBACK TO SAVEPOINT operation_item");
+    return outcome;
+  } catch (error) {
+    if (!(error instanceof ActionRefused)) throw error;
+    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT operation_item");
+    return error.outcome;
+  }
+}
+
+/** How long one operation may keep the dispatcher before the next due one gets its turn. */
+const TURN_MS = 500;
+
+/**
+ * One round over the operations that are running: each dispatches what its rate allows now (for
+ * at most TURN_MS). Returns how long until something is due again (capped by the caller).
+ */
+export async function dispatchDue(): Promise<number> {
+  const due = await db().$queryRawUnsafe<{ id: string }[]>(
+    `SELECT id::text FROM bulk_operations WHERE state = 'running' ORDER BY seq`,
+  );
+  let soonest = Number.POSITIVE_INFINITY;
+  for (const { id } of due) {
+    const turnEnds = Date.now() + TURN_MS;
+    for (;;) {
+      const step = await dispatchStep(id);
+      if (step.type === "wait") {
+        soonest = Math.min(soonest, step.ms);
+        break;
+      }
+      if (step.type === "idle") break;
+      if (Date.now() >= turnEnds) {
+        soonest = 0;
+        break;
+      }
+    }
+  }
+  return soonest;
+}
+
+export interface DispatcherOptions {
+  signal: AbortSignal;
+  /** The longest sleep between rounds (ms). */
+  tickMs?: number;
+}
+
+/** The console's dispatcher loop: operations, then ready records of kinds with auto-replay on. */
+export async function runDispatcher({ signal, tickMs = 200 }: DispatcherOptions): Promise<void> {
+  let lastAutoReplay = 0;
+  while (!signal.aborted) {
+    let wait = tickMs;
+    try {
+      wait = Math.min(tickMs, await dispatchDue());
+      if (Date.now() - lastAutoReplay >= 1000) {
+        lastAutoReplay = Date.now();
+        await autoReplayReady();
+      }
+    } catch (err) {
+      log.error({ err }, "operations dispatcher: a round failed; retrying");
+      wait = Math.max(wait, 1000);
+    }
+    if (wait > 0) await sleep(wait, signal);
+  }
+}

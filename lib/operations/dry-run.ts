@@ -1,0 +1,228 @@
+import { z } from "zod";
+import type { Actor } from "@/lib/auth/actor";
+import { type Decision, decide, type JournalState } from "@/lib/contract/decide";
+import { isRecord, readEnvelopeKeys } from "@/lib/contract/envelope";
+import { defaultKindRegistry, type KindRegistry } from "@/lib/contract/kinds";
+import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { actionRefusal } from "@/lib/reviews/action-rules";
+import type { ReviewStatus } from "@/lib/reviews/schema";
+import type { OperationAction, Verdict } from "./types";
+
+const CHUNK = 5000;
+
+interface DryRunRow {
+  position: number;
+  frozen_version: number;
+  version: number;
+  status: ReviewStatus;
+  category: string;
+  envelope: string;
+  effect_key: string | null;
+}
+
+export interface ItemVerdict {
+  verdict: Verdict;
+  detail: string | null;
+}
+
+/** What the simulation knows of one key and of the effects so far. */
+interface SimulatedState {
+  lastSequence: Map<string, number>;
+  applied: Set<string>;
+  journal: Map<string, { state: JournalState; leaseExpiresAt: Date | null }>;
+  inFlight: Map<string, number[]>;
+}
+
+/**
+ * The console's registry decides the kinds it knows. A kind only a worker knows is decided on
+ * its keys and sequence alone (its payload cannot be checked here), and the verdict says so.
+ */
+function registryFor(envelope: unknown): { registry: KindRegistry; unchecked: string | null } {
+  const kind = readEnvelopeKeys(envelope).kind;
+  if (kind === null || defaultKindRegistry.get(kind)) return { registry: defaultKindRegistry, unchecked: null };
+  const version = isRecord(envelope) && isRecord(envelope.payload) ? envelope.payload.schema : undefined;
+  if (typeof version !== "string" || version.length === 0) return { registry: defaultKindRegistry, unchecked: null };
+  const def = { kind, schemas: { [version]: z.unknown() }, temporaryReasons: {} };
+  return {
+    registry: { get: (k) => (k === kind ? def : defaultKindRegistry.get(k)), kinds: () => defaultKindRegistry.kinds() },
+    unchecked: `payload not checked: the console does not know kind ${kind}`,
+  };
+}
+
+function replayVerdict(decision: Decision, unchecked: string | null): ItemVerdict {
+  switch (decision.outcome) {
+    case "apply-and-record":
+      return { verdict: "would-apply", detail: unchecked };
+    case "duplicate-suppressed":
+      return { verdict: "would-suppress", detail: decision.because };
+    case "wait":
+      return { verdict: "would-wait", detail: decision.reason };
+    case "review":
+      if (decision.reason === "sequence-gap") return { verdict: "would-hold-gap", detail: decision.requiredCheck };
+      if (decision.reason === "stale-or-conflicting") return { verdict: "would-hold-stale", detail: decision.requiredCheck };
+      if (decision.reason === "effect-result-unknown") {
+        return { verdict: "would-hold-unknown", detail: decision.requiredCheck };
+      }
+      return { verdict: "invalid", detail: `${decision.reason}: ${decision.requiredCheck}` };
+  }
+}
+
+/**
+ * A replay's verdict, and the simulation's state after it: an applied replay advances its key
+ * and records its effect, so the operation's later replays of the key are judged after it.
+ */
+function judgeReplay(row: DryRunRow, role: Actor["role"], sim: SimulatedState, now: Date): ItemVerdict {
+  if (row.version !== row.frozen_version) {
+    return { verdict: "changed", detail: `version ${row.frozen_version} at the freeze, ${row.version} now` };
+  }
+  if (actionRefusal("replay", row, role)) {
+    return { verdict: "not-eligible", detail: `a ${row.status} ${row.category} record cannot be replayed` };
+  }
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(row.envelope);
+  } catch {
+    return { verdict: "invalid", detail: "the stored message is not JSON" };
+  }
+  const keys = readEnvelopeKeys(envelope);
+  const sequenceKey = keys.sequenceKey ?? "";
+  const effectKey = keys.effectKey ?? "";
+  const journal = sim.applied.has(effectKey) ? { state: "applied" as const, leaseExpiresAt: null } : (sim.journal.get(effectKey) ?? null);
+  const { registry, unchecked } = registryFor(envelope);
+  const decision = decide(
+    envelope,
+    {
+      lastSequence: sim.lastSequence.get(sequenceKey) ?? 0,
+      journal,
+      inFlightSequences: sim.inFlight.get(sequenceKey) ?? [],
+      now,
+    },
+    registry,
+  );
+  if (decision.outcome === "apply-and-record") {
+    sim.lastSequence.set(sequenceKey, decision.envelope.sequence);
+    sim.applied.add(decision.envelope.effectKey);
+  }
+  return replayVerdict(decision, unchecked);
+}
+
+function judgeCancel(row: DryRunRow, role: Actor["role"], sim: SimulatedState): ItemVerdict {
+  if (row.version !== row.frozen_version) {
+    return { verdict: "changed", detail: `version ${row.frozen_version} at the freeze, ${row.version} now` };
+  }
+  if (actionRefusal("cancel", row, role)) {
+    return { verdict: "not-eligible", detail: `a ${row.status} ${row.category} record cannot be cancelled` };
+  }
+  if (row.effect_key && sim.journal.get(row.effect_key)?.state === "applied") {
+    return { verdict: "effect-applied", detail: `effect ${row.effect_key} is already applied` };
+  }
+  return { verdict: "would-cancel", detail: null };
+}
+
+/** Reads the journal, sequence state and in-flight sequences a chunk's decisions need. */
+async function loadState(tx: Prisma.TransactionClient, rows: DryRunRow[], sim: SimulatedState): Promise<void> {
+  const effectKeys = new Set<string>();
+  const sequenceKeys = new Set<string>();
+  for (const row of rows) {
+    try {
+      const keys = readEnvelopeKeys(JSON.parse(row.envelope));
+      if (keys.effectKey && !sim.journal.has(keys.effectKey)) effectKeys.add(keys.effectKey);
+      if (keys.sequenceKey && !sim.lastSequence.has(keys.sequenceKey)) sequenceKeys.add(keys.sequenceKey);
+    } catch {
+      // judged invalid; nothing to load
+    }
+    if (row.effect_key && !sim.journal.has(row.effect_key)) effectKeys.add(row.effect_key);
+  }
+  const journal = await tx.$queryRawUnsafe<{ effect_key: string; state: JournalState; lease_expires_at: Date | null }[]>(
+    `SELECT effect_key, state::text AS state, lease_expires_at FROM effect_journal WHERE effect_key = ANY($1::text[])`,
+    [...effectKeys],
+  );
+  for (const j of journal) sim.journal.set(j.effect_key, { state: j.state, leaseExpiresAt: j.lease_expires_at });
+  const keys = [...sequenceKeys];
+  const states = await tx.$queryRawUnsafe<{ sequence_key: string; last: string }[]>(
+    `SELECT sequence_key, last_sequence::text AS last FROM sequence_state WHERE sequence_key = ANY($1::text[])`,
+    keys,
+  );
+  for (const key of keys) sim.lastSequence.set(key, 0);
+  for (const s of states) sim.lastSequence.set(s.sequence_key, Number(s.last));
+  const inFlight = await tx.$queryRawUnsafe<{ sequence_key: string; sequence: string }[]>(
+    `SELECT sequence_key, sequence::text FROM effect_journal
+      WHERE sequence_key = ANY($1::text[]) AND state = 'started' AND lease_expires_at > now()`,
+    keys,
+  );
+  for (const f of inFlight) {
+    sim.inFlight.set(f.sequence_key, [...(sim.inFlight.get(f.sequence_key) ?? []), Number(f.sequence)]);
+  }
+}
+
+/**
+ * The dry run of an operation's records not yet dispatched: what `decide` would say for each one
+ * if its replay ran now, in dispatch order (so a key's earlier replays count for its later ones).
+ * Writes each item's verdict and returns the counts. Reads one snapshot (REPEATABLE READ), so the
+ * counts describe one moment.
+ */
+export async function computeDryRun(
+  operationId: string,
+  action: OperationAction,
+  role: Actor["role"],
+): Promise<Partial<Record<Verdict, number>>> {
+  const now = new Date();
+  const counts: Partial<Record<Verdict, number>> = {};
+  const sim: SimulatedState = { lastSequence: new Map(), applied: new Set(), journal: new Map(), inFlight: new Map() };
+  await db().$transaction(
+    async (tx) => {
+      let after = 0;
+      for (;;) {
+        const rows = await tx.$queryRawUnsafe<DryRunRow[]>(
+          `SELECT i.position, i.frozen_version, rr.version, rr.status::text AS status, rr.category::text AS category,
+                  COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key
+             FROM bulk_operation_items i
+             JOIN review_records rr ON rr.id = i.review_id
+             LEFT JOIN LATERAL (SELECT envelope FROM review_revisions v
+                                 WHERE v.review_id = rr.id ORDER BY v.number DESC LIMIT 1) rev ON true
+            WHERE i.operation_id = $1::uuid AND i.state = 'pending' AND i.position > $2
+            ORDER BY i.position
+            LIMIT ${CHUNK}`,
+          operationId,
+          after,
+        );
+        if (rows.length === 0) break;
+        if (action !== "note") await loadState(tx, rows, sim);
+        const positions: number[] = [];
+        const verdicts: string[] = [];
+        const details: (string | null)[] = [];
+        for (const row of rows) {
+          const judged =
+            action === "replay"
+              ? judgeReplay(row, role, sim, now)
+              : action === "cancel"
+                ? judgeCancel(row, role, sim)
+                : ({ verdict: "would-note", detail: null } as ItemVerdict);
+          counts[judged.verdict] = (counts[judged.verdict] ?? 0) + 1;
+          positions.push(row.position);
+          verdicts.push(judged.verdict);
+          details.push(judged.detail === null ? null : judged.detail.slice(0, 500));
+        }
+        await tx.$executeRawUnsafe(
+          `UPDATE bulk_operation_items i SET verdict = v.verdict, verdict_detail = v.detail
+             FROM unnest($2::int[], $3::text[], $4::text[]) AS v(position, verdict, detail)
+            WHERE i.operation_id = $1::uuid AND i.position = v.position`,
+          operationId,
+          positions,
+          verdicts,
+          details,
+        );
+        after = rows[rows.length - 1]!.position;
+      }
+      // Items no longer pending keep no stale verdict from an earlier dry run.
+      await tx.$executeRawUnsafe(
+        `UPDATE bulk_operation_items SET verdict = NULL, verdict_detail = NULL
+          WHERE operation_id = $1::uuid AND state <> 'pending' AND verdict IS NOT NULL`,
+        operationId,
+      );
+    },
+    { timeout: 300_000, isolationLevel: "RepeatableRead" },
+  );
+  return counts;
+}

@@ -1,0 +1,132 @@
+import type { DecisionEntry } from "@/lib/audit/append";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import type { ItemState } from "./types";
+
+type Tx = Prisma.TransactionClient;
+
+/** The actor of what an operation does by itself: reaching its canary, pausing, completing. */
+export const OPERATIONS_ACTOR = "system:operations";
+
+/**
+ * Ends the items whose replays just ended outside a replay's outcome (an owner cancelled the
+ * record). Only items still waiting on their replay change; the rest keep their final state.
+ */
+export async function markOperationItems(
+  tx: Tx,
+  replayIds: string[],
+  state: ItemState,
+  detail: string,
+): Promise<void> {
+  if (replayIds.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `UPDATE bulk_operation_items SET state = $2::"OperationItemState", detail = $3, updated_at = now()
+      WHERE replay_id = ANY($1::uuid[]) AND state = 'dispatched'`,
+    replayIds,
+    state,
+    detail,
+  );
+}
+
+/** A replay's outcome as its item records it. */
+const ITEM_STATE_OF_OUTCOME: Record<string, ItemState> = {
+  applied: "applied",
+  "duplicate-suppressed": "duplicate-suppressed",
+  routed: "held-again",
+  failed: "failed",
+};
+
+interface OperationCounters {
+  id: string;
+  state: string;
+  outcomes: number;
+  held_again: number;
+  auto_pause_threshold: number | null;
+  auto_pause_min_outcomes: number;
+}
+
+/**
+ * The part of a replay's outcome that belongs to its operation, in the outcome's transaction:
+ * the item gets its final state, the operation counts it, pauses itself when too many replays
+ * end held again, and completes when nothing is left. Returns the decision-log entries to append
+ * (after the outcome's own entry: appends come last in a transaction).
+ */
+export async function recordOperationOutcome(
+  tx: Tx,
+  replayId: string,
+  outcome: string,
+  detail: string | null,
+): Promise<DecisionEntry[]> {
+  const itemState = ITEM_STATE_OF_OUTCOME[outcome];
+  if (!itemState) return [];
+  const items = await tx.$queryRawUnsafe<{ operation_id: string }[]>(
+    `UPDATE bulk_operation_items SET state = $2::"OperationItemState", detail = $3, updated_at = now()
+      WHERE replay_id = $1::uuid AND state = 'dispatched'
+      RETURNING operation_id::text`,
+    replayId,
+    itemState,
+    detail,
+  );
+  const operationId = items[0]?.operation_id;
+  if (!operationId) return [];
+  const heldAgain = itemState === "held-again" || itemState === "failed";
+  const [op] = await tx.$queryRawUnsafe<OperationCounters[]>(
+    `UPDATE bulk_operations SET outcomes = outcomes + 1, held_again = held_again + $2, updated_at = now()
+      WHERE id = $1::uuid
+      RETURNING id::text, state::text, outcomes, held_again, auto_pause_threshold, auto_pause_min_outcomes`,
+    operationId,
+    heldAgain ? 1 : 0,
+  );
+  if (!op) return [];
+  const entries: DecisionEntry[] = [];
+  const share = op.held_again / op.outcomes;
+  if (
+    heldAgain &&
+    (op.state === "running" || op.state === "awaiting-continue") &&
+    op.auto_pause_threshold !== null &&
+    op.outcomes >= op.auto_pause_min_outcomes &&
+    share > op.auto_pause_threshold
+  ) {
+    const why =
+      `auto-pause: ${op.held_again} of ${op.outcomes} replays ended held again ` +
+      `(${(share * 100).toFixed(1)}% > ${(op.auto_pause_threshold * 100).toFixed(1)}%)`;
+    await tx.$executeRawUnsafe(
+      `UPDATE bulk_operations SET state = 'paused', pause_reason = $2, version = version + 1, updated_at = now()
+        WHERE id = $1::uuid`,
+      operationId,
+      why,
+    );
+    entries.push({
+      actor: OPERATIONS_ACTOR,
+      action: "operation.auto-paused",
+      reason: why,
+      details: { operationId, outcomes: op.outcomes, heldAgain: op.held_again, threshold: op.auto_pause_threshold },
+    });
+  }
+  entries.push(...(await completeIfDone(tx, operationId)));
+  return entries;
+}
+
+/**
+ * Completes a confirmed operation with no item left waiting. Returns its log entry, if it did.
+ * A planned operation is never completed (nothing was confirmed), nor an aborted one.
+ */
+export async function completeIfDone(tx: Tx, operationId: string): Promise<DecisionEntry[]> {
+  const done = await tx.$queryRawUnsafe<{ state: string; dispatched: number; outcomes: number }[]>(
+    `UPDATE bulk_operations o SET state = 'completed', finished_at = now(), version = version + 1, updated_at = now()
+      WHERE o.id = $1::uuid AND o.state IN ('running', 'awaiting-continue', 'paused')
+        AND NOT EXISTS (SELECT 1 FROM bulk_operation_items i
+                         WHERE i.operation_id = o.id AND i.state IN ('pending', 'dispatched'))
+      RETURNING o.state::text, o.dispatched, o.outcomes`,
+    operationId,
+  );
+  const row = done[0];
+  if (!row) return [];
+  return [
+    {
+      actor: OPERATIONS_ACTOR,
+      action: "operation.completed",
+      reason: "every record has its outcome",
+      details: { operationId, dispatched: row.dispatched, outcomes: row.outcomes },
+    },
+  ];
+}

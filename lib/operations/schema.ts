@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { ACTIVE_STATUSES, listQuerySchema } from "@/lib/reviews/schema";
+import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_STATES, VERDICTS } from "./types";
+
+// Isomorphic: the bodies and queries of /api/v1/operations (docs/operations.md).
+
+export const MAX_SELECTION = 200_000;
+export const MAX_IDS = 10_000;
+export const DEFAULT_RATE = 50;
+export const MAX_RATE = 1000;
+export const DEFAULT_AUTO_PAUSE = { threshold: 0.2, minOutcomes: 20 } as const;
+
+/** The records of a cause in the grouped view: the statuses its count counts. */
+export const GROUP_STATUSES = ACTIVE_STATUSES;
+
+const noNul = (s: string) => !s.includes("\u0000");
+const reason = z
+  .string()
+  .trim()
+  .min(1, "a reason is required")
+  .max(2000)
+  .refine(noNul, "must not contain NUL characters");
+const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a record id");
+const groupText = z.string().trim().min(1).max(500).refine(noNul, "must not contain NUL characters");
+
+/** The list's filters, as the list's query strings; at least one. */
+const filterSchema = listQuerySchema
+  .omit({ cursor: true, limit: true })
+  .strict()
+  .refine((f) => Object.values(f).some((v) => v !== undefined), "at least one filter is required");
+
+export const selectionSchema = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("ids"),
+    ids: z.array(uuid).min(1, "at least one id").max(MAX_IDS, `at most ${MAX_IDS} ids`),
+  }),
+  z.object({ type: z.literal("filter"), filter: filterSchema }),
+  z.object({
+    type: z.literal("group"),
+    group: z.object({ kind: groupText.nullable(), reason: groupText, errorClass: groupText.nullable() }),
+  }),
+]);
+export type SelectionInput = z.infer<typeof selectionSchema>;
+
+export const createOperationSchema = z
+  .object({
+    action: z.enum(OPERATION_ACTIONS),
+    reason,
+    selection: selectionSchema,
+    runAt: z.iso.datetime({ offset: true }).optional(),
+    ratePerSecond: z.number().gt(0).max(MAX_RATE).optional(),
+    canarySize: z.int().min(0).max(MAX_SELECTION).optional(),
+    autoPause: z
+      .object({ threshold: z.number().gt(0).max(1), minOutcomes: z.int().min(1).max(MAX_SELECTION).optional() })
+      .nullable()
+      .optional(),
+  })
+  .strict()
+  .superRefine((body, ctx) => {
+    if (body.runAt && body.action !== "replay") {
+      ctx.addIssue({ code: "custom", path: ["runAt"], message: "only a replay runs at a time" });
+    }
+  });
+export type CreateOperationRequest = z.infer<typeof createOperationSchema>;
+
+export const confirmSchema = z
+  .object({
+    expectedVersion: z.int().min(1),
+    dryRunAt: z.iso.datetime({ offset: true }),
+    checkDone: z.literal(true, { error: "confirm that you reviewed the dry run's numbers" }),
+  })
+  .strict();
+export type ConfirmRequest = z.infer<typeof confirmSchema>;
+
+export const controlSchema = z.object({ reason }).strict();
+export type ControlRequest = z.infer<typeof controlSchema>;
+
+export const emptyBodySchema = z.object({}).strict();
+
+const limit = z
+  .string()
+  .regex(/^\d+$/, "must be a whole number")
+  .transform(Number)
+  .pipe(z.int().min(1).max(500))
+  .optional();
+
+export const operationListQuerySchema = z.object({
+  state: z.enum(OPERATION_STATES).optional(),
+  cursor: z.string().max(100).optional(),
+  limit,
+});
+export type OperationListQuery = z.infer<typeof operationListQuerySchema>;
+
+export const itemsQuerySchema = z.object({
+  state: z.enum(ITEM_STATES).optional(),
+  verdict: z.enum(VERDICTS).optional(),
+  cursor: z.string().max(100).optional(),
+  limit,
+});
+export type ItemsQuery = z.infer<typeof itemsQuerySchema>;
+
+export const operationLogQuerySchema = z.object({ cursor: z.string().max(100).optional(), limit });

@@ -1,0 +1,135 @@
+// Isomorphic: the wire shapes of /api/v1/operations (docs/operations.md), shared by the API, the
+// console's pages and the tests. No database here.
+
+export const OPERATION_ACTIONS = ["replay", "cancel", "note"] as const;
+export type OperationAction = (typeof OPERATION_ACTIONS)[number];
+
+export const OPERATION_STATES = ["planned", "running", "awaiting-continue", "paused", "completed", "aborted"] as const;
+export type OperationState = (typeof OPERATION_STATES)[number];
+
+/** States in which the operation may still act; the rest are final. */
+export const LIVE_OPERATION_STATES: OperationState[] = ["planned", "running", "awaiting-continue", "paused"];
+
+export const ITEM_STATES = [
+  "pending",
+  "dispatched",
+  "applied",
+  "duplicate-suppressed",
+  "held-again",
+  "failed",
+  "done",
+  "skipped",
+  "cancelled",
+  "withdrawn",
+  "not-dispatched",
+] as const;
+export type ItemState = (typeof ITEM_STATES)[number];
+
+/** Item states that still wait for something; every other state is final. */
+export const OPEN_ITEM_STATES: ItemState[] = ["pending", "dispatched"];
+
+export const VERDICTS = [
+  "would-apply",
+  "would-suppress",
+  "would-hold-gap",
+  "would-hold-stale",
+  "would-hold-unknown",
+  "would-wait",
+  "invalid",
+  "not-eligible",
+  "changed",
+  "would-cancel",
+  "effect-applied",
+  "would-note",
+] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+export const OPERATION_CONTROLS = ["dry-run", "confirm", "pause", "resume", "abort"] as const;
+export type OperationControl = (typeof OPERATION_CONTROLS)[number];
+
+export type Selection =
+  | { type: "ids"; ids: string[] }
+  | { type: "filter"; filter: Record<string, string> }
+  | { type: "group"; group: { kind: string | null; reason: string; errorClass: string | null } };
+
+export interface AutoPause {
+  /** Share (0..1] of finished replays that ended held again, past which the operation pauses. */
+  threshold: number;
+  minOutcomes: number;
+}
+
+export interface DryRun {
+  at: string;
+  counts: Partial<Record<Verdict, number>>;
+}
+
+export interface OperationView {
+  id: string;
+  action: OperationAction;
+  state: OperationState;
+  reason: string;
+  selection: Selection;
+  total: number;
+  createdBy: string;
+  createdAt: string;
+  confirmedBy: string | null;
+  confirmedAt: string | null;
+  finishedAt: string | null;
+  runAt: string | null;
+  ratePerSecond: number;
+  canarySize: number;
+  canaryPassed: boolean;
+  autoPause: AutoPause | null;
+  pauseReason: string | null;
+  version: number;
+  dryRun: DryRun | null;
+  progress: {
+    dispatched: number;
+    outcomes: number;
+    heldAgain: number;
+    byState: Partial<Record<ItemState, number>>;
+  };
+  /** What the caller may do now. */
+  controls: OperationControl[];
+}
+
+export interface OperationItemView {
+  position: number;
+  reviewId: string;
+  state: ItemState;
+  verdict: Verdict | null;
+  verdictDetail: string | null;
+  replayId: string | null;
+  detail: string | null;
+  sequenceKey: string | null;
+  sequence: number | null;
+  effectKey: string | null;
+  frozenVersion: number;
+  updatedAt: string;
+  record: {
+    status: string;
+    category: string;
+    reason: string;
+    kind: string | null;
+    messageId: string | null;
+    version: number;
+  };
+}
+
+/** An operation a record belongs to, as the record page shows it. */
+export interface RecordOperationRef {
+  operationId: string;
+  action: OperationAction;
+  operationState: OperationState;
+  itemState: ItemState;
+  position: number;
+}
+
+export interface KindAutoReplay {
+  kind: string;
+  autoReplayReady: boolean;
+  updatedBy: string | null;
+  updatedAt: string | null;
+  /** Open sequence-gap records of this kind whose predecessors have been applied. */
+  ready: number;
+}
