@@ -64,5 +64,33 @@ export function createMetricsRegistry(): Registry {
       for (const r of rows) this.set({ state: r.a }, Number(r.n));
     },
   });
+  new Gauge({
+    name: "review_console_operations",
+    help: "Bulk operations by state (planned, running, awaiting-continue, paused, completed, aborted)",
+    labelNames: ["state"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await db().$queryRawUnsafe<CountRow[]>(
+        `SELECT state::text AS a, NULL AS b, count(*) AS n FROM bulk_operations GROUP BY 1`,
+      );
+      for (const r of rows) this.set({ state: r.a }, Number(r.n));
+    },
+  });
+  new Gauge({
+    name: "review_console_operation_records_pending",
+    help: "Records of live bulk operations not dispatched yet, by operation state (paused ones are stalled)",
+    labelNames: ["state"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const rows = await db().$queryRawUnsafe<CountRow[]>(
+        `SELECT o.state::text AS a, NULL AS b, count(*) AS n
+           FROM bulk_operations o JOIN bulk_operation_items i ON i.operation_id = o.id AND i.state = 'pending'
+          WHERE o.state IN ('running', 'awaiting-continue', 'paused') GROUP BY 1`,
+      );
+      for (const r of rows) this.set({ state: r.a }, Number(r.n));
+    },
+  });
   return registry;
 }

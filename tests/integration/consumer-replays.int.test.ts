@@ -57,7 +57,7 @@ async function act(messageId: string, request: Omit<ActionRequest, "expectedVers
     { ...request, expectedVersion: r.version, checkDone: true } as ActionRequest,
     owner,
   );
-  expect(result).toEqual({ ok: true });
+  expect(result).toMatchObject({ ok: true });
   return r.id as string;
 }
 
