@@ -13,4 +13,6 @@ export function proxy(request: NextRequest) {
   return NextResponse.redirect(new URL(loginPath(`${pathname}${search}`), request.url));
 }
 
-export const config = { matcher: ["/reviews", "/reviews/:path*", "/audit", "/audit/:path*"] };
+export const config = {
+  matcher: ["/reviews", "/reviews/:path*", "/audit", "/audit/:path*", "/operations", "/operations/:path*"],
+};
