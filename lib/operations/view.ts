@@ -13,7 +13,6 @@ import type {
   OperationItemView,
   OperationState,
   OperationView,
-  RecordOperationRef,
   Selection,
   Verdict,
 } from "./types";
@@ -57,7 +56,10 @@ const OPERATION_COLUMNS = `seq, id::text, action::text, state::text, reason, sel
   auto_pause_min_outcomes, pause_reason, version, dry_run, dispatched, outcomes, held_again`;
 
 /** What `role` may do with the operation now. */
-export function controlsFor(row: { action: OperationAction; state: OperationState; dry_run: DryRun | null }, role: Role) {
+export function controlsFor(
+  row: { action: OperationAction; state: OperationState; dry_run: DryRun | null },
+  role: Role,
+) {
   if (!can(role, operationPermission(row.action))) return [];
   return (Object.keys(CONTROL_FROM) as OperationControl[]).filter(
     (control) => CONTROL_FROM[control].includes(row.state) && (control !== "confirm" || row.dry_run !== null),
@@ -212,23 +214,4 @@ export async function listOperationItems(
     })),
     nextCursor: rows.length > limit && last ? itemCursor.encode(BigInt(last.position)) : null,
   };
-}
-
-/** The operations a record belongs to, newest first (the record page links them). */
-export async function operationsOfRecord(reviewId: string): Promise<RecordOperationRef[]> {
-  const rows = await db().$queryRawUnsafe<
-    { operation_id: string; action: OperationAction; state: OperationState; item_state: ItemState; position: number }[]
-  >(
-    `SELECT o.id::text AS operation_id, o.action::text, o.state::text, i.state::text AS item_state, i.position
-       FROM bulk_operation_items i JOIN bulk_operations o ON o.id = i.operation_id
-      WHERE i.review_id = $1::uuid ORDER BY o.seq DESC LIMIT 20`,
-    reviewId,
-  );
-  return rows.map((r) => ({
-    operationId: r.operation_id,
-    action: r.action,
-    operationState: r.state,
-    itemState: r.item_state,
-    position: r.position,
-  }));
 }

@@ -1,3 +1,4 @@
+import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
@@ -28,7 +29,7 @@ export async function getReview(id: string) {
     },
   });
   if (!record) return null;
-  const [journal, sequence, message, heldOnKey] = await Promise.all([
+  const [journal, sequence, message, heldOnKey, operations] = await Promise.all([
     record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
     client.$queryRawUnsafe<{ text: string }[]>(
@@ -36,7 +37,17 @@ export async function getReview(id: string) {
       id,
     ),
     record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id) : [],
+    operationsOfRecord(id),
   ]);
+  // Ready (docs/operations.md, "Gap release"): the same rule as the list's `readyCondition`, from
+  // the key's state read above; a key without a state row has applied nothing.
+  const ready =
+    record.status === "open" &&
+    record.category === "sequence_gap" &&
+    record.sequenceKey !== null &&
+    record.sequence !== null &&
+    sequence !== null &&
+    sequence.lastSequence >= record.sequence - 1n;
   const item: ReviewListItem = {
     id: record.id,
     status: apiEnum<ReviewStatus>(record.status),
@@ -52,6 +63,7 @@ export async function getReview(id: string) {
     version: record.version,
     firstSeenAt: record.firstSeenAt.toISOString(),
     lastSeenAt: record.lastSeenAt.toISOString(),
+    ready,
   };
   return {
     ...item,
@@ -112,6 +124,8 @@ export async function getReview(id: string) {
       updatedAt: sequence.updatedAt.toISOString(),
     },
     heldOnKey,
+    /** The bulk operations this record belongs to, newest first (docs/operations.md). */
+    operations,
   };
 }
 

@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
-import { messageKeyOf } from "./intake";
+import { reviewFilterSql } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";
-import { ERROR_CLASS_NONE, type ListQuery, type ReviewStatus } from "./schema";
+import type { ListQuery, ReviewStatus } from "./schema";
 
 export interface ReviewListItem {
   id: string;
@@ -18,6 +18,12 @@ export interface ReviewListItem {
   version: number;
   firstSeenAt: string;
   lastSeenAt: string;
+  /**
+   * A held `sequence-gap` record whose missing predecessors have since been applied: open, with a
+   * key and a sequence, and its key's last applied sequence is at least `sequence - 1`
+   * (docs/operations.md, "Gap release"). A replay would now go through.
+   */
+  ready: boolean;
 }
 
 /** A list item as the list serves it: the fields of API.md plus the last error and its class. */
@@ -45,15 +51,12 @@ interface ListRow {
   last_seen_at: Date;
   error_class: string | null;
   last_error: string | null;
+  ready: boolean;
 }
 
 export const DEFAULT_LIMIT = 50;
 /** A list shows the start of the last error (the detail has all of it): a page stays small. */
 export const LIST_LAST_ERROR_CHARS = 300;
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
-}
 
 /**
  * Newest first by `seq`, keyset-paginated: a page deep in the list costs what the first does,
@@ -61,33 +64,27 @@ function escapeLike(text: string): string {
  */
 export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const where: string[] = [];
   const params: unknown[] = [];
-  const add = (clause: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(`$${params.length}`));
-  };
-  if (query.status) add((p) => `status = ANY(${p}::"ReviewStatus"[])`, query.status);
-  if (query.category) add((p) => `category = ANY(${p}::"ReviewCategory"[])`, query.category);
-  if (query.reason) add((p) => `reason = ${p}`, query.reason);
-  // A group of records without a kind is selected as `kind=(none)`, like an error class.
-  if (query.kind === ERROR_CLASS_NONE) where.push("kind IS NULL");
-  else if (query.kind) add((p) => `kind = ${p}`, query.kind);
-  if (query.sequenceKey) add((p) => `sequence_key = ${p}`, query.sequenceKey);
-  if (query.effectKey) add((p) => `effect_key = ${p}`, query.effectKey);
-  if (query.messageId) add((p) => `message_key = ${p}`, messageKeyOf("", query.messageId));
-  if (query.errorClass === ERROR_CLASS_NONE) where.push("error_class IS NULL");
-  else if (query.errorClass) add((p) => `error_class = ${p}`, query.errorClass);
-  if (query.q) add((p) => `review_search_text(id, message) LIKE ${p}`, `%${escapeLike(query.q.toLowerCase())}%`);
-  if (query.cursor) add((p) => `seq < ${p}`, reviewCursor.decode(query.cursor));
+  const where = reviewFilterSql(query, params, "r");
+  if (query.cursor) where.push(`seq < $${params.push(reviewCursor.decode(query.cursor))}`);
   params.push(limit + 1);
-  const sql = `SELECT seq, id::text AS id, status::text AS status, category::text AS category, reason, kind,
-      message_id, effect_key, sequence_key, sequence, attempts, required_check, version, first_seen_at, last_seen_at,
-      error_class, left(last_error, ${LIST_LAST_ERROR_CHARS}) AS last_error
-    FROM review_records
-    ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-    ORDER BY seq DESC
-    LIMIT $${params.length}`;
+  // `ready` is computed on the page's rows only (the outer query), never on the rows scanned: one
+  // primary-key probe of sequence_state per row of the page. (A correlated EXISTS here measured
+  // slower than this join.)
+  const sql = `SELECT page.seq, page.id::text AS id, page.status::text AS status, page.category::text AS category,
+      page.reason, page.kind, page.message_id, page.effect_key, page.sequence_key, page.sequence, page.attempts,
+      page.required_check, page.version, page.first_seen_at, page.last_seen_at, page.error_class,
+      left(page.last_error, ${LIST_LAST_ERROR_CHARS}) AS last_error,
+      COALESCE(page.status = 'open' AND page.category = 'sequence-gap' AND page.sequence IS NOT NULL
+        AND key_state.last_sequence >= page.sequence - 1, false) AS ready
+    FROM (SELECT seq, id, status, category, reason, kind, message_id, effect_key, sequence_key, sequence, attempts,
+                 required_check, version, first_seen_at, last_seen_at, error_class, last_error
+            FROM review_records r
+          ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
+          ORDER BY seq DESC
+          LIMIT $${params.length}) page
+    LEFT JOIN sequence_state key_state ON key_state.sequence_key = page.sequence_key
+    ORDER BY page.seq DESC`;
   const rows = await db().$queryRawUnsafe<ListRow[]>(sql, ...params);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -115,5 +112,6 @@ function toListItem(row: ListRow): ReviewQueueItem {
     lastSeenAt: row.last_seen_at.toISOString(),
     errorClass: row.error_class,
     lastError: row.last_error,
+    ready: row.ready,
   };
 }

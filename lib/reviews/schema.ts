@@ -81,6 +81,11 @@ export const listQuerySchema = z.object({
   /** Exact message id: an index lookup, unlike `q`, whose trigram search grows with the table. */
   messageId: filterText.optional(),
   errorClass: filterText.optional(),
+  /**
+   * `ready=true`: only held sequence-gap records whose missing predecessors have been applied
+   * (docs/operations.md, "Gap release"). There is no `ready=false`: absent means every record.
+   */
+  ready: z.literal("true", { error: 'must be "true"' }).optional(),
   q: z
     .string()
     .trim()

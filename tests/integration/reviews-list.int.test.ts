@@ -33,6 +33,8 @@ const LIST_FIELDS = [
   // Additions (docs/api-additions.md): the cause of the failure, for the grouped view.
   "errorClass",
   "lastError",
+  // A held gap whose predecessors have been applied (docs/operations.md, "Gap release").
+  "ready",
 ] as const;
 
 type Status = "open" | "replay-scheduled" | "replaying" | "resolved" | "cancelled";
@@ -251,6 +253,7 @@ describe("GET /api/v1/reviews: order and pagination", () => {
       lastSeenAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       errorClass: null,
       lastError: null,
+      ready: false,
     });
     // The same shape on every page of an unfiltered list, whatever the record's origin.
     for (const other of (await listPage("limit=500")).items) {

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { ApiError } from "@/lib/http/errors";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { setAutoReplay } from "@/lib/operations/auto-replay";
+
+const noNul = (s: string) => !s.includes("\u0000");
+
+const bodySchema = z.object({
+  enabled: z.boolean({ error: "must be true or false" }),
+  reason: z
+    .string({ error: "a reason is required" })
+    .trim()
+    .min(1, "a reason is required")
+    .max(2000)
+    .refine(noNul, "must not contain NUL characters"),
+});
+
+function kindParam(raw: string | undefined): string {
+  let kind: string;
+  try {
+    kind = decodeURIComponent(raw ?? "");
+  } catch {
+    throw new ApiError(400, "invalid-request", "kind: is not a valid URL-encoded name", [
+      { path: "kind", message: "is not a valid URL-encoded name" },
+    ]);
+  }
+  const problem =
+    kind.length < 1 || kind.length > 200
+      ? "must have 1 to 200 characters"
+      : noNul(kind)
+        ? null
+        : "must not contain NUL characters";
+  if (problem) throw new ApiError(400, "invalid-request", `kind: ${problem}`, [{ path: "kind", message: problem }]);
+  return kind;
+}
+
+/** PUT /api/v1/operations/auto-replay/{kind} {enabled, reason} (owner): the kind's setting. */
+export const PUT = apiRoute<{ kind: string }>("reviews.resolve", async ({ request, actor, params }) => {
+  const kind = kindParam(params.kind);
+  const { data } = await parseJsonBody(request, bodySchema);
+  const result = await setAutoReplay(kind, data.enabled, data.reason, actor);
+  if (!result.ok) throw new ApiError(404, "not-found", result.message);
+  return Response.json(result.setting);
+});

@@ -1,0 +1,7 @@
+import { apiRoute } from "@/lib/http/route";
+import { listAutoReplaySettings } from "@/lib/operations/auto-replay";
+
+/** GET /api/v1/operations/auto-replay: per kind, whether ready gap records replay by themselves. */
+export const GET = apiRoute("operations.read", async () => {
+  return Response.json({ kinds: await listAutoReplaySettings() });
+});
