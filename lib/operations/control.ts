@@ -49,11 +49,32 @@ function refuseUnlessIn(op: LockedOperation, control: keyof typeof CONTROL_FROM)
   }
 }
 
+/** A REPEATABLE READ transaction that met a row changed after its snapshot (SQLSTATE 40001). */
+function isSerializationFailure(error: unknown): boolean {
+  let e = error as { code?: unknown; meta?: { code?: unknown }; message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
+    if (e.code === "40001" || e.code === "P2034" || e.meta?.code === "40001") return true;
+    if (typeof e.message === "string" && e.message.includes("could not serialize access")) return true;
+  }
+  return false;
+}
+
 /** POST .../dry-run: judges the records not yet dispatched and keeps the counts on the operation. */
 export async function dryRunOperation(id: string, actor: Actor): Promise<void> {
   const op = await db().$transaction((tx) => lockOperation(tx, id, actor));
   refuseUnlessIn(op, "dry-run");
-  const counts = await computeDryRun(id, op.action, actor.role);
+  let counts: Awaited<ReturnType<typeof computeDryRun>>;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      counts = await computeDryRun(id, op.action, actor.role);
+      break;
+    } catch (error) {
+      // An item changed under the snapshot: the operation was resumed and dispatched meanwhile
+      // (then this is a 409), or something else moved; judge again on a fresh snapshot.
+      if (!isSerializationFailure(error) || attempt >= 3) throw error;
+      refuseUnlessIn(await db().$transaction((tx) => lockOperation(tx, id, actor)), "dry-run");
+    }
+  }
   await db().$transaction(async (tx) => {
     const now = await lockOperation(tx, id, actor);
     // Confirmed or aborted meanwhile: these numbers no longer describe what will happen.
@@ -71,16 +92,18 @@ export async function confirmOperation(id: string, request: ConfirmRequest, acto
   await db().$transaction(async (tx) => {
     const op = await lockOperation(tx, id, actor);
     refuseUnlessIn(op, "confirm");
+    // The dry run first: a newer one also moved the version, and "look at the new numbers" is
+    // what the person needs to hear, not only "something changed".
+    if (!op.dry_run) throw new ApiError(409, "dry-run-required", "run a dry run first and confirm its numbers");
+    if (new Date(op.dry_run.at).getTime() !== new Date(request.dryRunAt).getTime()) {
+      throw new ApiError(409, "dry-run-stale", `a newer dry run exists (${op.dry_run.at}); review its numbers`);
+    }
     if (op.version !== request.expectedVersion) {
       throw new ApiError(
         409,
         "stale-version",
         `the operation changed (version ${op.version}, you saw ${request.expectedVersion}); review it again`,
       );
-    }
-    if (!op.dry_run) throw new ApiError(409, "dry-run-required", "run a dry run first and confirm its numbers");
-    if (new Date(op.dry_run.at).getTime() !== new Date(request.dryRunAt).getTime()) {
-      throw new ApiError(409, "dry-run-stale", `a newer dry run exists (${op.dry_run.at}); review its numbers`);
     }
     await tx.$executeRawUnsafe(
       `UPDATE bulk_operations SET state = 'running', confirmed_by = $2, confirmed_at = now(),

@@ -75,7 +75,8 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
   if (!can(actor.role, operationPermission(request.action))) {
     throw new ApiError(403, "forbidden", `role ${actor.role} may not ${request.action} records`);
   }
-  const autoPause = request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
+  const autoPause =
+    request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
   return db().$transaction(
     async (tx) => {
       const op = await tx.bulkOperation.create({
@@ -99,17 +100,13 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
       const where = selectionWhere(request.selection, params);
       params.push(MAX_SELECTION + 1);
       const total = await tx.$executeRawUnsafe(freezeSql(where, "$1", `$${params.length}`), ...params);
-      if (total === 0) throw new ApiError(422, "empty-selection", "the selection matches no records");
-      if (total > MAX_SELECTION) {
-        throw new ApiError(
-          422,
-          "selection-too-large",
-          `the selection matches more than ${MAX_SELECTION} records; narrow it (by cause, kind or time)`,
-        );
-      }
-      if (request.selection.type === "ids" && total < new Set(request.selection.ids).size) {
+      // Ids that name no record are a 422 naming them, even when none of them exists.
+      if (
+        request.selection.type === "ids" &&
+        total < new Set(request.selection.ids.map((id) => id.toLowerCase())).size
+      ) {
         const missing = await tx.$queryRawUnsafe<{ id: string }[]>(
-          `SELECT u.id FROM unnest($1::uuid[]) AS u(id)
+          `SELECT u.id::text FROM unnest($1::uuid[]) AS u(id)
             WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id) LIMIT 20`,
           request.selection.ids,
         );
@@ -118,6 +115,14 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
           "unknown-records",
           `no review record ${missing.map((m) => m.id).join(", ")}`,
           missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
+        );
+      }
+      if (total === 0) throw new ApiError(422, "empty-selection", "the selection matches no records");
+      if (total > MAX_SELECTION) {
+        throw new ApiError(
+          422,
+          "selection-too-large",
+          `the selection matches more than ${MAX_SELECTION} records; narrow it (by cause, kind or time)`,
         );
       }
       if (request.canarySize && request.canarySize > total) {

@@ -169,7 +169,9 @@ async function actOnRecord(tx: Tx, op: DueOperation, item: PendingItem): Promise
       actor,
       { operationId: op.id },
     );
-    await tx.$executeRawUnsafe(outcome.ok ? "RELEASE SAVEPOINT operation_item" : "ROLLBACK TO SAVEPOINT operation_item");
+    await tx.$executeRawUnsafe(
+      outcome.ok ? "RELEASE SAVEPOINT operation_item" : "ROLLBACK TO SAVEPOINT operation_item",
+    );
     return outcome;
   } catch (error) {
     if (!(error instanceof ActionRefused)) throw error;

@@ -13,6 +13,8 @@ const CHUNK = 5000;
 
 interface DryRunRow {
   position: number;
+  /** `pending`, or `dispatched`: the operation's own replay, not finished yet (simulated, not judged). */
+  item_state: "pending" | "dispatched";
   frozen_version: number;
   version: number;
   status: ReviewStatus;
@@ -60,7 +62,9 @@ function replayVerdict(decision: Decision, unchecked: string | null): ItemVerdic
       return { verdict: "would-wait", detail: decision.reason };
     case "review":
       if (decision.reason === "sequence-gap") return { verdict: "would-hold-gap", detail: decision.requiredCheck };
-      if (decision.reason === "stale-or-conflicting") return { verdict: "would-hold-stale", detail: decision.requiredCheck };
+      if (decision.reason === "stale-or-conflicting") {
+        return { verdict: "would-hold-stale", detail: decision.requiredCheck };
+      }
       if (decision.reason === "effect-result-unknown") {
         return { verdict: "would-hold-unknown", detail: decision.requiredCheck };
       }
@@ -85,10 +89,46 @@ function judgeReplay(row: DryRunRow, role: Actor["role"], sim: SimulatedState, n
   } catch {
     return { verdict: "invalid", detail: "the stored message is not JSON" };
   }
+  const { decision, unchecked } = simulateReplay(envelope, sim, now);
+  return replayVerdict(decision, unchecked);
+}
+
+/**
+ * A replay of the operation that was dispatched but has no outcome yet runs before the pending
+ * ones of its key (the claim hands a key's replays out in sequence order): the simulation goes
+ * through it as it would run now. One that must wait is in flight right now and counts as
+ * applied too; its effect is being created.
+ */
+function simulateDispatched(row: DryRunRow, sim: SimulatedState, now: Date): void {
+  let envelope: unknown;
+  try {
+    envelope = JSON.parse(row.envelope);
+  } catch {
+    return;
+  }
+  const { decision } = simulateReplay(envelope, sim, now);
+  if (decision.outcome === "wait") {
+    advance(sim, decision.envelope.sequenceKey, decision.envelope.sequence, decision.envelope.effectKey);
+  }
+}
+
+function advance(sim: SimulatedState, sequenceKey: string, sequence: number, effectKey: string): void {
+  sim.lastSequence.set(sequenceKey, Math.max(sequence, sim.lastSequence.get(sequenceKey) ?? 0));
+  sim.applied.add(effectKey);
+}
+
+/** What `decide` says for a replay of `envelope` against the simulated state, which it advances. */
+function simulateReplay(
+  envelope: unknown,
+  sim: SimulatedState,
+  now: Date,
+): { decision: Decision; unchecked: string | null } {
   const keys = readEnvelopeKeys(envelope);
   const sequenceKey = keys.sequenceKey ?? "";
   const effectKey = keys.effectKey ?? "";
-  const journal = sim.applied.has(effectKey) ? { state: "applied" as const, leaseExpiresAt: null } : (sim.journal.get(effectKey) ?? null);
+  const journal = sim.applied.has(effectKey)
+    ? { state: "applied" as const, leaseExpiresAt: null }
+    : (sim.journal.get(effectKey) ?? null);
   const { registry, unchecked } = registryFor(envelope);
   const decision = decide(
     envelope,
@@ -101,10 +141,9 @@ function judgeReplay(row: DryRunRow, role: Actor["role"], sim: SimulatedState, n
     registry,
   );
   if (decision.outcome === "apply-and-record") {
-    sim.lastSequence.set(sequenceKey, decision.envelope.sequence);
-    sim.applied.add(decision.envelope.effectKey);
+    advance(sim, sequenceKey, decision.envelope.sequence, decision.envelope.effectKey);
   }
-  return replayVerdict(decision, unchecked);
+  return { decision, unchecked };
 }
 
 function judgeCancel(row: DryRunRow, role: Actor["role"], sim: SimulatedState): ItemVerdict {
@@ -134,7 +173,9 @@ async function loadState(tx: Prisma.TransactionClient, rows: DryRunRow[], sim: S
     }
     if (row.effect_key && !sim.journal.has(row.effect_key)) effectKeys.add(row.effect_key);
   }
-  const journal = await tx.$queryRawUnsafe<{ effect_key: string; state: JournalState; lease_expires_at: Date | null }[]>(
+  const journal = await tx.$queryRawUnsafe<
+    { effect_key: string; state: JournalState; lease_expires_at: Date | null }[]
+  >(
     `SELECT effect_key, state::text AS state, lease_expires_at FROM effect_journal WHERE effect_key = ANY($1::text[])`,
     [...effectKeys],
   );
@@ -175,17 +216,20 @@ export async function computeDryRun(
       let after = 0;
       for (;;) {
         const rows = await tx.$queryRawUnsafe<DryRunRow[]>(
-          `SELECT i.position, i.frozen_version, rr.version, rr.status::text AS status, rr.category::text AS category,
+          `SELECT i.position, i.state::text AS item_state, i.frozen_version, rr.version, rr.status::text AS status,
+                  rr.category::text AS category,
                   COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key
              FROM bulk_operation_items i
              JOIN review_records rr ON rr.id = i.review_id
              LEFT JOIN LATERAL (SELECT envelope FROM review_revisions v
                                  WHERE v.review_id = rr.id ORDER BY v.number DESC LIMIT 1) rev ON true
-            WHERE i.operation_id = $1::uuid AND i.state = 'pending' AND i.position > $2
+            WHERE i.operation_id = $1::uuid AND i.position > $2
+              AND (i.state = 'pending' OR (i.state = 'dispatched' AND $3))
             ORDER BY i.position
             LIMIT ${CHUNK}`,
           operationId,
           after,
+          action === "replay",
         );
         if (rows.length === 0) break;
         if (action !== "note") await loadState(tx, rows, sim);
@@ -193,6 +237,10 @@ export async function computeDryRun(
         const verdicts: string[] = [];
         const details: (string | null)[] = [];
         for (const row of rows) {
+          if (row.item_state === "dispatched") {
+            simulateDispatched(row, sim, now);
+            continue;
+          }
           const judged =
             action === "replay"
               ? judgeReplay(row, role, sim, now)
@@ -215,14 +263,16 @@ export async function computeDryRun(
         );
         after = rows[rows.length - 1]!.position;
       }
-      // Items no longer pending keep no stale verdict from an earlier dry run.
-      await tx.$executeRawUnsafe(
-        `UPDATE bulk_operation_items SET verdict = NULL, verdict_detail = NULL
-          WHERE operation_id = $1::uuid AND state <> 'pending' AND verdict IS NOT NULL`,
-        operationId,
-      );
     },
     { timeout: 300_000, isolationLevel: "RepeatableRead" },
+  );
+  // Items no longer pending keep no stale verdict from an earlier dry run. Outside the snapshot:
+  // while an operation waits for its canary or is paused, its replays' outcomes still change
+  // those items, and a REPEATABLE READ update of a row changed since would fail (40001).
+  await db().$executeRawUnsafe(
+    `UPDATE bulk_operation_items SET verdict = NULL, verdict_detail = NULL
+      WHERE operation_id = $1::uuid AND state <> 'pending' AND verdict IS NOT NULL`,
+    operationId,
   );
   return counts;
 }

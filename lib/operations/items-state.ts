@@ -9,22 +9,30 @@ export const OPERATIONS_ACTOR = "system:operations";
 
 /**
  * Ends the items whose replays just ended outside a replay's outcome (an owner cancelled the
- * record). Only items still waiting on their replay change; the rest keep their final state.
+ * record). Only items still waiting on their replay change; the rest keep their final state. An
+ * operation left with nothing to wait for completes: returns its log entries, to append after
+ * the action's own entry.
  */
 export async function markOperationItems(
   tx: Tx,
   replayIds: string[],
   state: ItemState,
   detail: string,
-): Promise<void> {
-  if (replayIds.length === 0) return;
-  await tx.$executeRawUnsafe(
+): Promise<DecisionEntry[]> {
+  if (replayIds.length === 0) return [];
+  const ended = await tx.$queryRawUnsafe<{ operation_id: string }[]>(
     `UPDATE bulk_operation_items SET state = $2::"OperationItemState", detail = $3, updated_at = now()
-      WHERE replay_id = ANY($1::uuid[]) AND state = 'dispatched'`,
+      WHERE replay_id = ANY($1::uuid[]) AND state = 'dispatched'
+      RETURNING operation_id::text`,
     replayIds,
     state,
     detail,
   );
+  const entries: DecisionEntry[] = [];
+  for (const operationId of new Set(ended.map((e) => e.operation_id))) {
+    entries.push(...(await completeIfDone(tx, operationId)));
+  }
+  return entries;
 }
 
 /** A replay's outcome as its item records it. */

@@ -1,5 +1,5 @@
 import type { Actor } from "@/lib/auth/actor";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { type ActionRefusal, type ActionRequest, actionRefusal } from "../action-rules";
@@ -39,6 +39,8 @@ interface Change {
   toStatus: ReviewStatus;
   details: Prisma.InputJsonObject;
   replayId?: string;
+  /** Entries the change caused beyond the action's own (an operation it completed), appended after it. */
+  followUps?: DecisionEntry[];
 }
 
 /** Who else the action belongs to: a bulk operation (docs/operations.md) that dispatched it. */
@@ -159,6 +161,7 @@ export async function performActionInTx(
       checkDone: request.checkDone ?? false,
     },
   });
+  for (const entry of change.followUps ?? []) await appendDecision(tx, entry);
   return { ok: true, replayId: change.replayId };
 }
 
@@ -173,7 +176,10 @@ async function apply(
     case "note":
       return { toStatus: record.status, details: {} };
     case "replay": {
-      const replay = await scheduleReplay(tx, record, actor, { runAt: request.runAt, operationId: context.operationId });
+      const replay = await scheduleReplay(tx, record, actor, {
+        runAt: request.runAt,
+        operationId: context.operationId,
+      });
       return {
         toStatus: "replay-scheduled",
         details: { replayId: replay.id, runAt: replay.runAt.toISOString() },
@@ -330,8 +336,9 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
     record.id,
   );
   details.replaysCancelled = pending.length;
-  // A replay a bulk operation scheduled ends here: its item says so (docs/operations.md).
-  await markOperationItems(
+  // A replay a bulk operation scheduled ends here: its item says so (docs/operations.md), and an
+  // operation with nothing left to wait for completes.
+  const followUps = await markOperationItems(
     tx,
     pending.map((r) => r.id),
     "cancelled",
@@ -345,7 +352,7 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
       details.sequenceAdvancedTo = last + 1;
     }
   }
-  return { toStatus: "cancelled", details: details as Prisma.InputJsonObject };
+  return { toStatus: "cancelled", details: details as Prisma.InputJsonObject, followUps };
 }
 
 async function confirmApplied(tx: Tx, record: LockedRecord, providerRef: string): Promise<Change> {
