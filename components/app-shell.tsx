@@ -1,10 +1,11 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
 import { can, type Role } from "@/lib/auth/roles";
 
-export type ShellSection = "reviews" | "audit";
+export type ShellSection = "reviews" | "operations" | "audit";
 
 /** Who is signed in, as the shell shows it (a subset of the session's user). */
 export interface ShellUser {
@@ -12,8 +13,14 @@ export interface ShellUser {
   role: Role;
 }
 
-const NAV: { section: ShellSection; href: string; label: string; permission: "reviews.read" | "audit.read" }[] = [
+const NAV: {
+  section: ShellSection;
+  href: string;
+  label: string;
+  permission: "reviews.read" | "operations.read" | "audit.read";
+}[] = [
   { section: "reviews", href: "/reviews", label: "Queue", permission: "reviews.read" },
+  { section: "operations", href: "/operations", label: "Operations", permission: "operations.read" },
   { section: "audit", href: "/audit", label: "Decision log", permission: "audit.read" },
 ];
 
@@ -70,7 +77,7 @@ export function AppShell({
         </div>
       </header>
       <main id="main" className="rc-shell-main" tabIndex={-1}>
-        {children}
+        <ViewerRoleProvider role={user?.role ?? null}>{children}</ViewerRoleProvider>
       </main>
     </>
   );

@@ -91,6 +91,65 @@ test.describe("no serious or critical accessibility violation", () => {
     expect(await seriousViolations(page)).toEqual([]);
   });
 
+  /** A planned replay of the manual and the gap record, with a dry run, made through the API. */
+  async function operationWithDryRun(page: Page): Promise<string> {
+    const created = await page.request.post("/api/v1/operations", {
+      data: {
+        action: "replay",
+        reason: `accessibility check ${tag}`,
+        selection: { type: "ids", ids: [ids.manual, ids.gap] },
+        canarySize: 1,
+      },
+    });
+    expect(created.status(), await created.text()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const dryRun = await page.request.post(`/api/v1/operations/${id}/dry-run`, { data: {} });
+    expect(dryRun.status(), await dryRun.text()).toBe(200);
+    return id;
+  }
+
+  test("the operations list", async ({ page, loginAs }) => {
+    await loginAs("owner");
+    await operationWithDryRun(page);
+    await page.goto("/operations");
+    await expect(page.getByRole("heading", { level: 1, name: "Bulk operations" })).toBeVisible();
+    await expect(page.getByRole("row").filter({ hasText: `accessibility check ${tag}` })).toBeVisible();
+    await expect(
+      page.getByRole("region", { name: "Automatic replay of ready records" }).getByRole("table"),
+    ).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test("an operation page with its dry run listed", async ({ page, loginAs }) => {
+    await loginAs("owner");
+    const id = await operationWithDryRun(page);
+    await page.goto(`/operations/${id}`);
+    await expect(page.getByRole("heading", { level: 1, name: "Replay of 2 records" })).toBeVisible();
+    const dryRun = page.getByRole("region", { name: "Dry run" });
+    // The invalid payload and the gap: one record per verdict; list the first.
+    await dryRun
+      .getByRole("button", { name: /^List the records with the verdict / })
+      .first()
+      .click();
+    await expect(dryRun.getByRole("table", { name: /dry-run verdict/ }).getByRole("link")).toHaveCount(1);
+    await expect(page.getByRole("region", { name: "Records and outcomes" }).getByRole("link")).toHaveCount(2);
+    await expect(page.getByRole("region", { name: "Decision log" })).toContainText("operation.created");
+    expect(await seriousViolations(page)).toEqual([]);
+
+    await page.getByRole("region", { name: "Controls" }).getByRole("button", { name: "Confirm and start…" }).click();
+    await expect(page.getByRole("dialog", { name: "Confirm and start" })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
+  test("the new-operation form", async ({ page, loginAs }) => {
+    await loginAs("owner");
+    await page.goto(`/operations/new?action=replay&ids=${ids.manual},${ids.gap}`);
+    await expect(page.getByRole("heading", { level: 1, name: "New bulk operation" })).toBeVisible();
+    await page.getByRole("button", { name: "Create the operation" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: "Some fields need attention" })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
+
   test("the decision log", async ({ page, loginAs }) => {
     await loginAs("owner");
     // One action, so the log has a record entry beside the user and token entries.

@@ -6,6 +6,8 @@
  * - `consumer` (one per worker): a consumer token, created in the worker's database.
  * - `report(input)`: reports one record, answers its record id.
  * - `claimReplaysOf(reviewId)`: claims due replays until one of that record comes back.
+ * - `replayOutcomes(reviewIds, outcome)`: claims the replays of those records and reports the
+ *   same outcome for each, as a consumer finishing them would.
  * - `sql(text, values)`: a query on the worker's database, for state the API does not create
  *   (a sequence's last applied number, an `unknown` journal entry).
  * - `signIn(context, role)`: a person of that role signed in on another browser context.
@@ -49,6 +51,7 @@ interface Consumer {
 interface RecordFixtures {
   report: (input: ReportInput) => Promise<string>;
   claimReplaysOf: (reviewId: string) => Promise<ClaimedReplay>;
+  replayOutcomes: (reviewIds: string[], outcome: "applied" | "routed" | "failed") => Promise<ClaimedReplay[]>;
   sql: <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>;
   signIn: (context: BrowserContext, role: PersonRole) => Promise<{ email: string }>;
 }
@@ -114,6 +117,40 @@ export const test = base.extend<RecordFixtures, { consumer: Consumer }>({
         )
         .toBe(true);
       return found!;
+    });
+  },
+
+  replayOutcomes: async ({ request, server, consumer }, provide) => {
+    await provide(async (reviewIds, outcome) => {
+      const wanted = new Set(reviewIds);
+      const found = new Map<string, ClaimedReplay>();
+      // Replays of other records claimed on the way stay claimed, as with claimReplaysOf.
+      await expect
+        .poll(
+          async () => {
+            const response = await request.post(`${server.baseURL}/api/v1/replays/claim`, {
+              data: { consumer: consumer.name, limit: 100 },
+              headers: { authorization: `Bearer ${consumer.token}` },
+            });
+            expect(response.status(), await response.text()).toBe(200);
+            const { items } = (await response.json()) as { items: ClaimedReplay[] };
+            for (const item of items) if (wanted.has(item.reviewId)) found.set(item.reviewId, item);
+            return found.size;
+          },
+          { message: `the replays of ${reviewIds.length} records can be claimed`, timeout: 20_000 },
+        )
+        .toBe(wanted.size);
+      for (const replay of found.values()) {
+        const response = await request.post(`${server.baseURL}/api/v1/replays/${replay.replayId}/outcome`, {
+          data:
+            outcome === "routed"
+              ? { outcome, reason: "sequence-gap", requiredCheck: "find the missing predecessor" }
+              : { outcome, ...(outcome === "failed" ? { detail: "provider refused" } : {}) },
+          headers: { authorization: `Bearer ${consumer.token}` },
+        });
+        expect(response.status(), await response.text()).toBe(200);
+      }
+      return [...found.values()];
     });
   },
 

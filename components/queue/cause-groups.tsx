@@ -1,6 +1,10 @@
 "use client";
 
-import { Button } from "@/components/ui/button";
+import Link from "next/link";
+import { ACTION_LABEL } from "@/components/operations/model";
+import { newOperationHref } from "@/components/operations/selection-params";
+import { Button, buttonClassName } from "@/components/ui/button";
+import type { OperationAction } from "@/lib/operations/types";
 import { SkeletonRows } from "@/components/ui/skeleton";
 import { Age } from "@/components/ui/time";
 import type { ReactNode } from "react";
@@ -16,7 +20,8 @@ function groupName(group: CauseGroup): string {
 
 /**
  * The queue grouped by cause (kind + reason + error class), largest first. "Select group"
- * filters the records to that group.
+ * filters the records to that group; "Replay this cause…" (for roles that may) opens the
+ * new-operation form on the cause's records that await an outcome.
  */
 export function CauseGroupsTable({
   groups,
@@ -25,6 +30,7 @@ export function CauseGroupsTable({
   now,
   state,
   onSelect,
+  bulkAction = null,
 }: {
   groups: CauseGroup[] | undefined;
   loading: boolean;
@@ -32,7 +38,10 @@ export function CauseGroupsTable({
   now: number;
   state?: ReactNode;
   onSelect: (group: CauseGroup) => void;
+  /** The bulk action this role may start on a cause, if any. */
+  bulkAction?: OperationAction | null;
 }) {
+  const columns = COLUMNS + (bulkAction ? 1 : 0);
   return (
     <div className={styles.tableWrap}>
       <table className={`${styles.table} ${stale ? styles.stale : ""}`} aria-busy={loading || stale}>
@@ -45,6 +54,7 @@ export function CauseGroupsTable({
           <col style={{ width: 140 }} />
           <col style={{ width: 140 }} />
           <col style={{ width: 132 }} />
+          {bulkAction ? <col style={{ width: 168 }} /> : null}
         </colgroup>
         <thead>
           <tr>
@@ -63,14 +73,19 @@ export function CauseGroupsTable({
             <th scope="col">
               <span className="rc-visually-hidden">Action</span>
             </th>
+            {bulkAction ? (
+              <th scope="col">
+                <span className="rc-visually-hidden">Bulk operation</span>
+              </th>
+            ) : null}
           </tr>
         </thead>
         <tbody>
           {loading ? (
-            <SkeletonRows columns={COLUMNS} rows={8} />
+            <SkeletonRows columns={columns} rows={8} />
           ) : state ? (
             <tr>
-              <td colSpan={COLUMNS} className={styles.stateCell}>
+              <td colSpan={columns} className={styles.stateCell}>
                 {state}
               </td>
             </tr>
@@ -94,6 +109,20 @@ export function CauseGroupsTable({
                     Select group
                   </Button>
                 </td>
+                {bulkAction ? (
+                  <td>
+                    <Link
+                      className={buttonClassName("default", "sm")}
+                      href={newOperationHref(bulkAction, {
+                        type: "group",
+                        group: { kind: group.kind, reason: group.reason, errorClass: group.errorClass },
+                      })}
+                      aria-label={`${ACTION_LABEL[bulkAction]} this cause: ${groupName(group)}`}
+                    >
+                      {ACTION_LABEL[bulkAction]} this cause…
+                    </Link>
+                  </td>
+                ) : null}
               </tr>
             ))
           )}

@@ -1,18 +1,22 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
+import { allowedOperationActions } from "@/components/operations/model";
+import { useViewerRole } from "@/components/operations/viewer-role";
 import { Button } from "@/components/ui/button";
 import { EmptyState, ErrorState, describeError } from "@/components/ui/states";
 import { formatAge, formatUtc } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
 import { useUrlParams } from "@/components/ui/use-url-params";
+import { BulkBar } from "./bulk-bar";
 import { CauseGroupsTable } from "./cause-groups";
 import { type CauseGroup, ERROR_CLASS_NONE, type QueueItem } from "./model";
 import { LIVE_REFRESH_MS, QUEUE_PAGE_SIZE, causeGroupsOptions, queueListOptions, queueStatsOptions } from "./queries";
 import { QueueFilters } from "./queue-filters";
 import { ALL_STATUSES, DEFAULT_STATUS, TEXT_FILTERS, readQueueState } from "./queue-params";
 import { ReviewTable } from "./review-table";
+import type { RowSelection } from "./row-selection";
 import { StatsBar } from "./stats-bar";
 import styles from "./queue.module.css";
 
@@ -31,6 +35,26 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   const state = useMemo(() => readQueueState((key) => params.get(key)), [params]);
   const now = useNow(initialNow);
   const resultsRef = useRef<HTMLElement>(null);
+  const role = useViewerRole();
+  const bulkActions = role ? allowedOperationActions(role) : [];
+  // Ticks belong to one set of filters: changing the filters starts a new selection.
+  const filtersKey = JSON.stringify(state.filters);
+  const [ticked, setTicked] = useState<{ key: string; ids: ReadonlySet<string> }>({ key: "", ids: new Set() });
+  const selected = ticked.key === filtersKey ? ticked.ids : new Set<string>();
+  const selection: RowSelection | undefined =
+    bulkActions.length > 0
+      ? {
+          selected,
+          toggle: (ids, checked) => {
+            const next = new Set(selected);
+            for (const id of ids) {
+              if (checked) next.add(id);
+              else next.delete(id);
+            }
+            setTicked({ key: filtersKey, ids: next });
+          },
+        }
+      : undefined;
 
   const list = useInfiniteQuery({
     ...queueListOptions(state.filters),
@@ -257,15 +281,25 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
             now={now}
             state={groupsState}
             onSelect={selectGroup}
+            bulkAction={bulkActions.includes("replay") ? "replay" : bulkActions.includes("note") ? "note" : null}
           />
         ) : (
           <>
+            {selection ? (
+              <BulkBar
+                actions={bulkActions}
+                selectedIds={[...selected]}
+                filters={state.filters}
+                onClear={() => setTicked({ key: filtersKey, ids: new Set() })}
+              />
+            ) : null}
             <ReviewTable
               items={items}
               loading={list.isPending && !list.isError}
               stale={list.isPlaceholderData}
               now={now}
               state={listState}
+              selection={selection}
             />
             <div className={styles.footer}>
               {list.hasNextPage ? (

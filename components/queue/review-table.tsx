@@ -5,6 +5,8 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { createContext, type MouseEvent, type ReactNode, useContext } from "react";
 import { CategoryBadge, StatusBadge } from "@/components/ui/review-badges";
+import { ReadyBadge } from "./ready-badge";
+import { type RowSelection, SelectAllCell, SelectRowCell } from "./row-selection";
 import { SkeletonRows } from "@/components/ui/skeleton";
 import { Age } from "@/components/ui/time";
 import type { QueueItem } from "./model";
@@ -35,7 +37,11 @@ function Clipped({ text, fallback = "—" }: { text: string | null; fallback?: s
 const columns = helper.columns([
   helper.accessor("category", {
     header: "Category",
-    cell: (info) => <CategoryBadge category={info.getValue()} />,
+    cell: (info) => (
+      <>
+        <CategoryBadge category={info.getValue()} /> <ReadyBadge item={info.row.original} />
+      </>
+    ),
     meta: { width: 164 },
   }),
   helper.accessor("reason", {
@@ -117,6 +123,7 @@ export function ReviewTable({
   stale,
   now,
   state,
+  selection,
 }: {
   items: QueueItem[] | undefined;
   /** No data yet: show placeholder rows. */
@@ -126,15 +133,20 @@ export function ReviewTable({
   now: number;
   /** An empty or error message, shown in place of the rows. */
   state?: ReactNode;
+  /** Checkboxes for bulk operations, for roles that may start one. */
+  selection?: RowSelection;
 }) {
   const table = useTable({ features, columns, data: items ?? emptyRows, getRowId: (row) => row.id });
   const onRowClick = useRowClick();
+  const columnCount = QUEUE_COLUMN_COUNT + (selection ? 1 : 0);
+  const pageIds = selection && !loading && !state ? (items ?? emptyRows).map((item) => item.id) : [];
   return (
     <NowContext.Provider value={now}>
       <div className={styles.tableWrap}>
         <table className={`${styles.table} ${stale ? styles.stale : ""}`} aria-busy={loading || stale}>
           <caption className="rc-visually-hidden">Review records, newest first. Each row links to its record.</caption>
           <colgroup>
+            {selection ? <col style={{ width: 36 }} /> : null}
             {table.getAllLeafColumns().map((column) => (
               <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
             ))}
@@ -142,6 +154,7 @@ export function ReviewTable({
           <thead>
             {table.getHeaderGroups().map((group) => (
               <tr key={group.id}>
+                {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
                 {group.headers.map((header) => (
                   <th key={header.id} scope="col" className={header.column.columnDef.meta?.className}>
                     {header.isPlaceholder ? null : <table.FlexRender header={header} />}
@@ -152,16 +165,17 @@ export function ReviewTable({
           </thead>
           <tbody>
             {loading ? (
-              <SkeletonRows columns={QUEUE_COLUMN_COUNT} rows={12} />
+              <SkeletonRows columns={columnCount} rows={12} />
             ) : state ? (
               <tr>
-                <td colSpan={QUEUE_COLUMN_COUNT} className={styles.stateCell}>
+                <td colSpan={columnCount} className={styles.stateCell}>
                   {state}
                 </td>
               </tr>
             ) : (
               table.getRowModel().rows.map((row) => (
                 <tr key={row.id} className={styles.row} onClick={(event) => onRowClick(event, row.original.id)}>
+                  {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
                   {row.getAllCells().map((cell) => (
                     <td key={cell.id} className={cell.column.columnDef.meta?.className}>
                       <table.FlexRender cell={cell} />

@@ -1,4 +1,5 @@
 import { CategoryBadge, StatusBadge, Time } from "./badges";
+import { RecordOperations, RecordReadyBadge } from "./operation-badges";
 import styles from "./record.module.css";
 import type { ReviewDetail } from "./types";
 
@@ -26,7 +27,9 @@ export function RecordHeader({ record }: { record: ReviewDetail }) {
         <h1 className={styles.title}>{record.reason}</h1>
         <CategoryBadge category={record.category} />
         <StatusBadge status={record.status} />
+        <RecordReadyBadge record={record} />
       </div>
+      <RecordOperations record={record} />
       <dl className={styles.meta}>
         <div>
           <dt>Kind</dt>

@@ -1,3 +1,4 @@
+import type { RecordOperationRef } from "@/lib/operations/types";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 
 // The answer of GET /api/v1/reviews/{id} as the console reads it. JSON columns stay `unknown`
@@ -92,6 +93,10 @@ export interface ReviewDetail {
   journal: JournalEntry | null;
   sequenceState: SequenceStateEntry | null;
   heldOnKey?: HeldRecord[];
+  /** A held gap whose missing predecessors have been applied (optional: older servers omit it). */
+  ready?: boolean;
+  /** The bulk operations this record belongs to (optional: older servers omit it). */
+  operations?: RecordOperationRef[];
 }
 
 export function detailPath(id: string): string {

@@ -55,6 +55,10 @@ export function apiPost<T>(path: string, body: unknown): Promise<T> {
   return request<T>(path, { method: "POST", body: JSON.stringify(body) });
 }
 
+export function apiPut<T>(path: string, body: unknown): Promise<T> {
+  return request<T>(path, { method: "PUT", body: JSON.stringify(body) });
+}
+
 /** `?a=1&b=2` from the defined, non-empty values of `params`. */
 export function queryString(params: Record<string, string | number | undefined | null>): string {
   const search = new URLSearchParams();

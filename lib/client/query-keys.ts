@@ -19,3 +19,17 @@ export const auditKeys = {
   list: (filters: AuditFilters) => [...auditKeys.all, "list", filters] as const,
   verification: () => [...auditKeys.all, "verification"] as const,
 };
+
+export type OperationItemFilters = Record<string, string | undefined>;
+
+export const operationKeys = {
+  all: ["operations"] as const,
+  lists: () => [...operationKeys.all, "list"] as const,
+  list: (filters: Record<string, string | undefined>) => [...operationKeys.lists(), filters] as const,
+  details: () => [...operationKeys.all, "detail"] as const,
+  detail: (id: string) => [...operationKeys.details(), id] as const,
+  /** An operation's records, by item state or dry-run verdict; under its detail, so one invalidation covers both. */
+  items: (id: string, filters: OperationItemFilters) => [...operationKeys.detail(id), "items", filters] as const,
+  log: (id: string) => [...operationKeys.detail(id), "log"] as const,
+  autoReplay: () => [...operationKeys.all, "auto-replay"] as const,
+};

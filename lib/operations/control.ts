@@ -6,7 +6,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { ApiError } from "@/lib/http/errors";
 import { operationPermission } from "./create";
 import { computeDryRun } from "./dry-run";
-import type { ConfirmRequest } from "./schema";
+import { type ConfirmRequest, DEFAULT_AUTO_PAUSE, type ResumeRequest } from "./schema";
 import type { OperationAction, OperationState } from "./types";
 
 type Tx = Prisma.TransactionClient;
@@ -143,26 +143,42 @@ export async function pauseOperation(id: string, reason: string, actor: Actor): 
   });
 }
 
-/** POST .../resume: dispatching goes on (after a canary, this is "continue"). */
-export async function resumeOperation(id: string, reason: string, actor: Actor): Promise<void> {
+/**
+ * POST .../resume: dispatching goes on (after a canary, this is "continue"). Auto-pause judges
+ * the outcomes from here on, with the settings given (or the ones it had).
+ */
+export async function resumeOperation(id: string, request: ResumeRequest, actor: Actor): Promise<void> {
+  const { reason } = request;
   await db().$transaction(async (tx) => {
     const op = await lockOperation(tx, id, actor);
     refuseUnlessIn(op, "resume");
     // Resuming from the canary's stop, or from any pause once the canary went out, passes it.
+    const changesAutoPause = request.autoPause !== undefined;
     await tx.$executeRawUnsafe(
       `UPDATE bulk_operations SET state = 'running', pause_reason = NULL,
               canary_passed = canary_passed OR $2 OR dispatched >= canary_size,
+              auto_pause_outcomes = 0, auto_pause_held_again = 0,
+              auto_pause_threshold = CASE WHEN $3 THEN $4::float8 ELSE auto_pause_threshold END,
+              auto_pause_min_outcomes = CASE WHEN $3 THEN COALESCE($5::int, ${DEFAULT_AUTO_PAUSE.minOutcomes})
+                                             ELSE auto_pause_min_outcomes END,
               window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
         WHERE id = $1::uuid`,
       id,
       op.state === "awaiting-continue",
+      changesAutoPause,
+      request.autoPause?.threshold ?? null,
+      request.autoPause?.minOutcomes ?? null,
     );
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
       action: "operation.resumed",
       reason,
-      details: { operationId: id, fromState: op.state },
+      details: {
+        operationId: id,
+        fromState: op.state,
+        ...(changesAutoPause ? { autoPause: request.autoPause ? { ...request.autoPause } : null } : {}),
+      },
     });
   });
 }

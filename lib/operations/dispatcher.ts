@@ -6,6 +6,7 @@ import { log } from "@/lib/log";
 import { ActionRefused, type ActionOutcome, performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
 import { sleep } from "@/lib/util/sleep";
 import { autoReplayReady } from "./auto-replay";
+import { type BatchItem, type BatchResult, noteBatch, replayBatch } from "./batch-actions";
 import { completeIfDone, OPERATIONS_ACTOR } from "./items-state";
 import type { OperationAction } from "./types";
 
@@ -27,11 +28,10 @@ interface DueOperation {
   starts_in: number;
 }
 
-interface PendingItem {
-  position: number;
-  review_id: string;
-  frozen_version: number;
-}
+type PendingItem = BatchItem;
+
+/** Records acted on in one transaction at most (replays and notes; a cancel goes alone). */
+export const MAX_BATCH = 200;
 
 /** What one dispatch step found: acted (go on), or wait this long, or nothing to do now. */
 export type StepResult = { type: "dispatched" | "skipped" } | { type: "wait"; ms: number } | { type: "idle" };
@@ -42,14 +42,15 @@ function burstCap(rate: number): number {
 }
 
 /**
- * Dispatches one record of one operation, in one transaction that holds the operation's row
- * lock: checks the state, the start time, the canary and the rate, takes the next pending item
- * in position order and acts on its record exactly as the single-record action would (same
- * rules, its version as frozen, its own decision-log entry), then counts it. The item's new
+ * Dispatches the next records of one operation, in one transaction that holds the operation's row
+ * lock: checks the state, the start time, the canary and the rate, takes as many pending items
+ * in position order as the rate allows now (at most MAX_BATCH) and acts on each record as the
+ * single-record action would (same rules, its version as frozen, its own decision-log entry),
+ * then counts them. The item's new
  * state commits with the action, so a restart never acts on a record twice, and concurrent
  * dispatchers (several console processes) take turns on the lock.
  */
-export async function dispatchStep(operationId: string): Promise<StepResult> {
+export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): Promise<StepResult> {
   return db().$transaction(
     async (tx) => {
       const rows = await tx.$queryRawUnsafe<DueOperation[]>(
@@ -70,61 +71,88 @@ export async function dispatchStep(operationId: string): Promise<StepResult> {
         return { type: "idle" };
       }
       let windowDispatched = op.window_dispatched;
-      const allowed = Math.floor(op.rate_per_second * op.elapsed) + 1;
+      let allowed = Math.floor(op.rate_per_second * op.elapsed) + 1;
       if (allowed - windowDispatched > burstCap(op.rate_per_second)) {
+        // Far behind (a restart, a stall): a new window, starting with one record now.
         await tx.$executeRawUnsafe(
           `UPDATE bulk_operations SET window_started_at = now(), window_dispatched = 0 WHERE id = $1::uuid`,
           op.id,
         );
         windowDispatched = 0;
+        allowed = 1;
       } else if (windowDispatched >= allowed) {
         const ms = (windowDispatched / op.rate_per_second - op.elapsed) * 1000;
         return { type: "wait", ms: Math.max(1, Math.ceil(ms)) };
       }
-      const [item] = await tx.$queryRawUnsafe<PendingItem[]>(
-        `SELECT position, review_id::text, frozen_version FROM bulk_operation_items
-          WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT 1`,
-        op.id,
+      // As many as the rate allows now, within the batch size and what is left of the canary.
+      const canaryLeft = op.canary_size > 0 && !op.canary_passed ? op.canary_size - op.dispatched : Infinity;
+      const budget = Math.max(
+        1,
+        Math.min(allowed - windowDispatched, op.action === "cancel" ? 1 : maxItems, canaryLeft),
       );
-      if (!item) {
+      const items = await tx.$queryRawUnsafe<PendingItem[]>(
+        `SELECT position, review_id::text, frozen_version FROM bulk_operation_items
+          WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT $2`,
+        op.id,
+        budget,
+      );
+      if (items.length === 0) {
         for (const entry of await completeIfDone(tx, op.id)) await appendDecision(tx, entry);
         return { type: "idle" };
       }
-      const outcome = await actOnRecord(tx, op, item);
-      if (outcome.ok) {
+      const results = await actOnItems(tx, op, items);
+      const done = results.filter((r) => r.ok);
+      // Refused ones are skipped: the record changed since the freeze, or the action no longer
+      // fits it. A bulk operation never overrides what someone decided for one record meanwhile.
+      await tx.$executeRawUnsafe(
+        `UPDATE bulk_operation_items i
+            SET state = r.state::"OperationItemState", replay_id = r.replay_id, detail = r.detail, updated_at = now()
+           FROM unnest($2::int[], $3::text[], $4::uuid[], $5::text[]) AS r(position, state, replay_id, detail)
+          WHERE i.operation_id = $1::uuid AND i.position = r.position`,
+        op.id,
+        results.map((r) => r.position),
+        results.map((r) => (r.ok ? (op.action === "replay" ? "dispatched" : "done") : "skipped")),
+        results.map((r) => (r.ok ? r.replayId : null)),
+        results.map((r) => (r.ok ? null : r.detail)),
+      );
+      if (done.length > 0) {
         await tx.$executeRawUnsafe(
-          `UPDATE bulk_operation_items SET state = $3::"OperationItemState", replay_id = $4::uuid, updated_at = now()
-            WHERE operation_id = $1::uuid AND position = $2`,
-          op.id,
-          item.position,
-          op.action === "replay" ? "dispatched" : "done",
-          outcome.replayId ?? null,
-        );
-        await tx.$executeRawUnsafe(
-          `UPDATE bulk_operations SET dispatched = dispatched + 1, window_dispatched = $2, updated_at = now()
+          `UPDATE bulk_operations SET dispatched = dispatched + $2, window_dispatched = $3, updated_at = now()
             WHERE id = $1::uuid`,
           op.id,
-          windowDispatched + 1,
+          done.length,
+          windowDispatched + done.length,
         );
-        op.dispatched += 1;
+        op.dispatched += done.length;
         if (canaryReached(op)) await stopForCanary(tx, op, entries);
-      } else {
-        // Refused now: the record changed since the freeze, or the action no longer fits it. A
-        // bulk operation never overrides what someone decided for one record meanwhile.
-        await tx.$executeRawUnsafe(
-          `UPDATE bulk_operation_items SET state = 'skipped', detail = $3, updated_at = now()
-            WHERE operation_id = $1::uuid AND position = $2`,
-          op.id,
-          item.position,
-          `${outcome.code}: ${outcome.message}`,
-        );
       }
-      if (op.action !== "replay" || !outcome.ok) entries.push(...(await completeIfDone(tx, op.id)));
+      if (op.action !== "replay" || done.length < results.length) entries.push(...(await completeIfDone(tx, op.id)));
       for (const entry of entries) await appendDecision(tx, entry);
-      return { type: outcome.ok ? "dispatched" : "skipped" };
+      return { type: done.length > 0 ? "dispatched" : "skipped" };
     },
     { timeout: 30_000 },
   );
+}
+
+/**
+ * Replays and notes go in set-based batches (lib/operations/batch-actions.ts). A cancel goes one
+ * record per transaction through the single action itself: it takes the key's sequence lock,
+ * which a batch would hold across records.
+ */
+async function actOnItems(tx: Tx, op: DueOperation, items: PendingItem[]): Promise<BatchResult[]> {
+  const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.created_by, role: op.created_role };
+  if (op.action === "replay") return replayBatch(tx, op.id, items, actor, op.reason);
+  if (op.action === "note") return noteBatch(tx, op.id, items, actor, op.reason);
+  const results: BatchResult[] = [];
+  for (const item of items) {
+    const outcome = await actOnRecord(tx, op, item, actor);
+    results.push(
+      outcome.ok
+        ? { position: item.position, ok: true, replayId: outcome.replayId ?? null }
+        : { position: item.position, ok: false, detail: `${outcome.code}: ${outcome.message}` },
+    );
+  }
+  return results;
 }
 
 function canaryReached(op: DueOperation): boolean {
@@ -149,23 +177,13 @@ async function stopForCanary(tx: Tx, op: DueOperation, entries: DecisionEntry[])
  * The record's action, as its single-record endpoint takes it, inside a savepoint: a refusal
  * found after the action began writing rolls back only this record.
  */
-async function actOnRecord(tx: Tx, op: DueOperation, item: PendingItem): Promise<ActionOutcome> {
-  const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.created_by, role: op.created_role };
-  // A note fits any record and changes nothing it depends on: it goes on the version of now.
-  let expectedVersion = item.frozen_version;
-  if (op.action === "note") {
-    const [now] = await tx.$queryRawUnsafe<{ version: number }[]>(
-      `SELECT version FROM review_records WHERE id = $1::uuid FOR UPDATE`,
-      item.review_id,
-    );
-    expectedVersion = now?.version ?? expectedVersion;
-  }
+async function actOnRecord(tx: Tx, op: DueOperation, item: PendingItem, actor: Actor): Promise<ActionOutcome> {
   await tx.$executeRawUnsafe("SAVEPOINT operation_item");
   try {
     const outcome = await performActionInTx(
       tx,
       item.review_id,
-      { action: op.action, expectedVersion, reason: op.reason, checkDone: true },
+      { action: op.action, expectedVersion: item.frozen_version, reason: op.reason, checkDone: true },
       actor,
       { operationId: op.id },
     );

@@ -46,6 +46,7 @@ const ITEM_STATE_OF_OUTCOME: Record<string, ItemState> = {
 interface OperationCounters {
   id: string;
   state: string;
+  /** Since the last confirm or resume. */
   outcomes: number;
   held_again: number;
   auto_pause_threshold: number | null;
@@ -78,9 +79,12 @@ export async function recordOperationOutcome(
   if (!operationId) return [];
   const heldAgain = itemState === "held-again" || itemState === "failed";
   const [op] = await tx.$queryRawUnsafe<OperationCounters[]>(
-    `UPDATE bulk_operations SET outcomes = outcomes + 1, held_again = held_again + $2, updated_at = now()
+    `UPDATE bulk_operations SET outcomes = outcomes + 1, held_again = held_again + $2,
+            auto_pause_outcomes = auto_pause_outcomes + 1, auto_pause_held_again = auto_pause_held_again + $2,
+            updated_at = now()
       WHERE id = $1::uuid
-      RETURNING id::text, state::text, outcomes, held_again, auto_pause_threshold, auto_pause_min_outcomes`,
+      RETURNING id::text, state::text, auto_pause_outcomes AS outcomes, auto_pause_held_again AS held_again,
+                auto_pause_threshold, auto_pause_min_outcomes`,
     operationId,
     heldAgain ? 1 : 0,
   );
@@ -95,7 +99,7 @@ export async function recordOperationOutcome(
     share > op.auto_pause_threshold
   ) {
     const why =
-      `auto-pause: ${op.held_again} of ${op.outcomes} replays ended held again ` +
+      `auto-pause: ${op.held_again} of ${op.outcomes} replays ended held again since the last start ` +
       `(${(share * 100).toFixed(1)}% > ${(op.auto_pause_threshold * 100).toFixed(1)}%)`;
     await tx.$executeRawUnsafe(
       `UPDATE bulk_operations SET state = 'paused', pause_reason = $2, version = version + 1, updated_at = now()

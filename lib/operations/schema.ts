@@ -42,6 +42,10 @@ export const selectionSchema = z.discriminatedUnion("type", [
 ]);
 export type SelectionInput = z.infer<typeof selectionSchema>;
 
+const autoPauseSchema = z
+  .object({ threshold: z.number().gt(0).max(1), minOutcomes: z.int().min(1).max(MAX_SELECTION).optional() })
+  .strict();
+
 export const createOperationSchema = z
   .object({
     action: z.enum(OPERATION_ACTIONS),
@@ -50,10 +54,7 @@ export const createOperationSchema = z
     runAt: z.iso.datetime({ offset: true }).optional(),
     ratePerSecond: z.number().gt(0).max(MAX_RATE).optional(),
     canarySize: z.int().min(0).max(MAX_SELECTION).optional(),
-    autoPause: z
-      .object({ threshold: z.number().gt(0).max(1), minOutcomes: z.int().min(1).max(MAX_SELECTION).optional() })
-      .nullable()
-      .optional(),
+    autoPause: autoPauseSchema.nullable().optional(),
   })
   .strict()
   .superRefine((body, ctx) => {
@@ -74,6 +75,10 @@ export type ConfirmRequest = z.infer<typeof confirmSchema>;
 
 export const controlSchema = z.object({ reason }).strict();
 export type ControlRequest = z.infer<typeof controlSchema>;
+
+/** Resume may change auto-pause (or turn it off with null); it judges the outcomes from here on. */
+export const resumeSchema = z.object({ reason, autoPause: autoPauseSchema.nullable().optional() }).strict();
+export type ResumeRequest = z.infer<typeof resumeSchema>;
 
 export const emptyBodySchema = z.object({}).strict();
 

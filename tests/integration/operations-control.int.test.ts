@@ -55,7 +55,7 @@ async function dispatchExactly(operationId: string, n: number) {
   for (;;) {
     const [{ dispatched }] = await sql(`SELECT dispatched FROM bulk_operations WHERE id = $1`, [operationId]);
     if (dispatched >= n) return;
-    const step = await dispatchStep(operationId);
+    const step = await dispatchStep(operationId, 1);
     if (step.type === "wait") await new Promise((r) => setTimeout(r, step.ms));
     if (step.type === "idle") throw new Error(`the operation stopped dispatching at ${dispatched}`);
   }
@@ -153,9 +153,10 @@ describe.skipIf(!redisUp)("operation controls", () => {
     expect(paused.progress.heldAgain).toBeGreaterThanOrEqual(9);
     expect(paused.progress.byState).toMatchObject({ pending: 15, dispatched: 3 });
     expect((paused.progress.byState["held-again"] ?? 0) + (paused.progress.byState.applied ?? 0)).toBe(12);
-    const why = /^auto-pause: (\d+) of (\d+) replays ended held again \((\d+\.\d)% > 20\.0%\)$/.exec(
-      paused.pauseReason ?? "",
-    );
+    const why =
+      /^auto-pause: (\d+) of (\d+) replays ended held again since the last start \((\d+\.\d)% > 20\.0%\)$/.exec(
+        paused.pauseReason ?? "",
+      );
     expect(why, String(paused.pauseReason)).not.toBeNull();
     const [held, outcomes] = [Number(why![1]), Number(why![2])];
     expect(outcomes).toBeGreaterThanOrEqual(10);
@@ -190,6 +191,48 @@ describe.skipIf(!redisUp)("operation controls", () => {
     const claimed = await claimProbe(s.kind);
     expect(claimed.map((c) => c.replayId).sort()).toEqual(waiting.map((r) => r.id).sort());
     await api.control("abort", id, "done testing");
+  });
+
+  it("a resume starts auto-pause's count afresh, and may change or turn off auto-pause", async () => {
+    const specs = Array.from({ length: 12 }, () => "gap" as const);
+    const s = await scenario(specs);
+    const { id } = await api.start({
+      selection: s.selection,
+      ratePerSecond: 1000,
+      autoPause: { threshold: 0.5, minOutcomes: 4 },
+    });
+    await dispatchExactly(id, 6);
+    const consumer = kindConsumer(s.kind, provider.url, 4);
+    expect(await consumer.replays!.runOnce()).toBe(4);
+    expect((await api.view(id)).state).toBe("paused");
+
+    // Resumed as it was: the four held-again outcomes before no longer count.
+    expect((await api.control("resume", id, "known gaps")).status).toBe(200);
+    const [counts] = await sql(
+      `SELECT outcomes, held_again, auto_pause_outcomes, auto_pause_held_again FROM bulk_operations WHERE id = $1`,
+      [id],
+    );
+    expect(counts).toEqual({ outcomes: 4, held_again: 4, auto_pause_outcomes: 0, auto_pause_held_again: 0 });
+    expect(await consumer.replays!.runOnce()).toBe(2);
+    expect((await api.view(id)).state, "two new outcomes are below the minimum of four").toBe("running");
+
+    // Pause, then resume with auto-pause off: everything runs to the end although all are held again.
+    expect((await api.control("pause", id, "look")).status).toBe(200);
+    const bad = await api.control("resume", id, "x", "owner", { autoPause: { threshold: 2 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.issues[0].path).toBe("autoPause.threshold");
+    const off = await api.control("resume", id, "all of them are gaps; hold them all", "owner", { autoPause: null });
+    expect(off.body).toMatchObject({ state: "running", autoPause: null });
+    const done = await dispatchUntil(async () => {
+      await consumer.replays!.runOnce();
+      const v = await api.view(id);
+      return v.state === "completed" ? v : undefined;
+    });
+    expect(done.progress).toMatchObject({ outcomes: 12, heldAgain: 12 });
+    const resumed = (await logOf(id)).filter((e) => e.action === "operation.resumed");
+    expect(resumed.map((e) => (e.details as { autoPause?: unknown }).autoPause)).toEqual(
+      expect.arrayContaining([undefined, null]),
+    );
   });
 
   it("an owner's pause stops dispatching and holds back unclaimed replays; resume goes on to completion", async () => {

@@ -101,13 +101,19 @@ export function operationsApi() {
       }),
     confirm: async (id: string, body: unknown, role: Role = "owner") =>
       call(confirmRoute, { token: await token(role), path: path(id, "/confirm"), params: { operationId: id }, body }),
-    control: async (control: "pause" | "resume" | "abort", id: string, reason: string, role: Role = "owner") => {
+    control: async (
+      control: "pause" | "resume" | "abort",
+      id: string,
+      reason: string,
+      role: Role = "owner",
+      extra: Record<string, unknown> = {},
+    ) => {
       const handler = { pause: pauseRoute, resume: resumeRoute, abort: abortRoute }[control];
       return call(handler, {
         token: await token(role),
         path: path(id, `/${control}`),
         params: { operationId: id },
-        body: { reason },
+        body: { reason, ...extra },
       });
     },
     items: async (id: string, query = "", role: Role = "owner") =>

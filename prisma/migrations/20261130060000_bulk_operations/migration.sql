@@ -38,7 +38,8 @@ CREATE TABLE "bulk_operations" (
     "canary_size" INTEGER NOT NULL DEFAULT 0,
     -- Set when an owner continued after the canary (or there was none to wait for).
     "canary_passed" BOOLEAN NOT NULL DEFAULT false,
-    -- Auto-pause when held_again / outcomes passes this share (0..1), once outcomes >= the minimum.
+    -- Auto-pause when auto_pause_held_again / auto_pause_outcomes passes this share (0..1), once
+    -- auto_pause_outcomes >= the minimum.
     "auto_pause_threshold" DOUBLE PRECISION,
     "auto_pause_min_outcomes" INTEGER NOT NULL DEFAULT 20,
     "pause_reason" TEXT,
@@ -49,6 +50,10 @@ CREATE TABLE "bulk_operations" (
     "dispatched" INTEGER NOT NULL DEFAULT 0,
     "outcomes" INTEGER NOT NULL DEFAULT 0,
     "held_again" INTEGER NOT NULL DEFAULT 0,
+    -- What auto-pause judges: the outcomes (and those held again) since the operation was last
+    -- confirmed or resumed, so a resume after an auto-pause starts a fresh count.
+    "auto_pause_outcomes" INTEGER NOT NULL DEFAULT 0,
+    "auto_pause_held_again" INTEGER NOT NULL DEFAULT 0,
     -- The rate limiter's window: dispatches since window_started_at may not exceed
     -- rate * elapsed. Reset on confirm, resume and continue.
     "window_started_at" TIMESTAMPTZ(3),

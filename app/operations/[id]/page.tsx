@@ -1,0 +1,30 @@
+import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query";
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { OperationView } from "@/components/operations/operation-view";
+import { requireUser } from "@/lib/auth/session";
+import { operationKeys } from "@/lib/client/query-keys";
+import { getOperation } from "@/lib/operations/view";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const metadata: Metadata = { title: "Operation · Review Console" };
+
+/**
+ * One bulk operation. It is read here, as GET /api/v1/operations/{id} answers it for this role,
+ * and handed to the browser's cache, which keeps it live while it runs.
+ */
+export default async function OperationPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const user = await requireUser("operations.read", `/operations/${encodeURIComponent(id)}`);
+  const operation = UUID.test(id) ? await getOperation(id, user.role) : null;
+  if (!operation) notFound();
+
+  const queryClient = new QueryClient();
+  queryClient.setQueryData(operationKeys.detail(id), operation);
+  return (
+    <HydrationBoundary state={dehydrate(queryClient)}>
+      <OperationView id={id} role={user.role} />
+    </HydrationBoundary>
+  );
+}

@@ -1,0 +1,35 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { NewOperationForm } from "@/components/operations/new-operation-form";
+import styles from "@/components/operations/operations.module.css";
+import { readNewOperationParams } from "@/components/operations/selection-params";
+import { requireUser } from "@/lib/auth/session";
+
+export const metadata: Metadata = { title: "New operation · Review Console" };
+
+/** The new-operation form; the queue links here with the selection in the query string. */
+export default async function NewOperationPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const user = await requireUser("operations.read", "/operations/new");
+  const raw = await searchParams;
+  const params = readNewOperationParams((key) => {
+    const value = raw[key];
+    return Array.isArray(value) ? value[0] : value;
+  });
+  return (
+    <div className={styles.page}>
+      <nav aria-label="Breadcrumb" className={styles.topline}>
+        <span>
+          <Link href="/operations">Operations</Link>
+          <span aria-hidden="true"> / </span>
+          <span aria-current="page">New</span>
+        </span>
+      </nav>
+      <h1 className={styles.title}>New bulk operation</h1>
+      <NewOperationForm params={params} role={user.role} />
+    </div>
+  );
+}

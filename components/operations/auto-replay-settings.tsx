@@ -1,0 +1,133 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useRef, useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { formatUtc } from "@/components/ui/time";
+import { can, type Role } from "@/lib/auth/roles";
+import type { KindAutoReplay } from "@/lib/operations/types";
+import { ControlDialog } from "./control-dialog";
+import { formatCount } from "./model";
+import styles from "./operations.module.css";
+import { autoReplayOptions } from "./queries";
+import { ReasonForm } from "./reason-form";
+import { Section } from "./section";
+import { useSetAutoReplay } from "./use-operation-mutations";
+
+/**
+ * Per kind: whether held sequence-gap records whose predecessor has since been applied ("ready")
+ * replay by themselves. Owners switch it, with a reason; everyone else reads it.
+ */
+export function AutoReplaySettings({ role }: { role: Role }) {
+  const query = useQuery({ ...autoReplayOptions(), refetchInterval: 10_000 });
+  const mutation = useSetAutoReplay();
+  const [editing, setEditing] = useState<KindAutoReplay | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const announcementRef = useRef<HTMLParagraphElement>(null);
+  const mayChange = can(role, "reviews.resolve");
+  const kinds = query.data?.kinds ?? [];
+  const turningOn = editing ? !editing.autoReplayReady : false;
+
+  return (
+    <Section title="Automatic replay of ready records">
+      <p className={styles.lead}>
+        A held sequence-gap record is <strong>ready</strong> once its missing predecessors have been applied. When a
+        kind replays ready records automatically, the console schedules each one&apos;s replay by itself (actor{" "}
+        <code className={styles.code}>system:auto-replay</code>, naming the person who turned it on).
+      </p>
+      {query.isPending ? (
+        <p className={styles.muted}>Loading the kinds…</p>
+      ) : query.isError && !query.data ? (
+        <ErrorState
+          title="The settings could not be loaded"
+          error={query.error}
+          onRetry={() => void query.refetch()}
+          retrying={query.isFetching}
+        />
+      ) : kinds.length === 0 ? (
+        <EmptyState title="No kinds known yet" />
+      ) : (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <caption className="rc-visually-hidden">Automatic replay of ready records, by kind.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Kind</th>
+                <th scope="col">Automatic replay</th>
+                <th scope="col" className={styles.num}>
+                  Ready records
+                </th>
+                <th scope="col">Changed by</th>
+                <th scope="col">Changed (UTC)</th>
+                {mayChange ? (
+                  <th scope="col">
+                    <span className="rc-visually-hidden">Change</span>
+                  </th>
+                ) : null}
+              </tr>
+            </thead>
+            <tbody>
+              {kinds.map((k) => (
+                <tr key={k.kind}>
+                  <td className={styles.mono}>{k.kind}</td>
+                  <td>{k.autoReplayReady ? <Badge tone="success">on</Badge> : <Badge>off</Badge>}</td>
+                  <td className={styles.num}>{formatCount(k.ready)}</td>
+                  <td>{k.updatedBy ?? <span className={styles.muted}>—</span>}</td>
+                  <td className={`${styles.mono} ${styles.nowrap}`}>
+                    {k.updatedAt ? formatUtc(k.updatedAt, { seconds: false }).replace(" UTC", "") : "—"}
+                  </td>
+                  {mayChange ? (
+                    <td>
+                      <Button
+                        size="sm"
+                        aria-haspopup="dialog"
+                        aria-label={`${k.autoReplayReady ? "Turn off" : "Turn on"} automatic replay for ${k.kind}`}
+                        onClick={() => {
+                          setAnnouncement("");
+                          setEditing(k);
+                        }}
+                      >
+                        {k.autoReplayReady ? "Turn off…" : "Turn on…"}
+                      </Button>
+                    </td>
+                  ) : null}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p ref={announcementRef} tabIndex={-1} role="status" className={styles.status}>
+        {announcement}
+      </p>
+      <ControlDialog
+        open={editing !== null}
+        title={editing ? `${turningOn ? "Turn on" : "Turn off"} automatic replay: ${editing.kind}` : ""}
+        onClose={() => setEditing(null)}
+      >
+        {editing ? (
+          <ReasonForm
+            key={editing.kind}
+            explanation={
+              <p className={styles.lead}>
+                {turningOn
+                  ? `Ready records of ${editing.kind} (${formatCount(editing.ready)} now) will be replayed by the console, one by one, as the single-record replay does.`
+                  : `Ready records of ${editing.kind} will wait for a person again.`}
+              </p>
+            }
+            submitLabel={turningOn ? "Turn on" : "Turn off"}
+            onSubmit={(reason) =>
+              mutation.mutateAsync({ kind: editing.kind, enabled: turningOn, reason }).then(() => {
+                setAnnouncement(`Automatic replay for ${editing.kind} is ${turningOn ? "on" : "off"}.`);
+                setEditing(null);
+                requestAnimationFrame(() => announcementRef.current?.focus());
+              })
+            }
+          />
+        ) : null}
+      </ControlDialog>
+    </Section>
+  );
+}

@@ -1,0 +1,101 @@
+"use client";
+
+import { type FormEvent, useId, useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { formatUtc } from "@/components/ui/time";
+import type { DryRun, OperationView } from "@/lib/operations/types";
+import { DryRunTable } from "./dry-run-table";
+import { ACTION_LABEL, formatCount, percent } from "./model";
+import styles from "./operations.module.css";
+import { FieldErrorText, type Problem, ProblemNotice, problemOf } from "./problem";
+
+function settingsText(operation: OperationView): string {
+  const parts = [`at most ${formatCount(operation.ratePerSecond)} per second`];
+  if (operation.runAt) parts.push(`not before ${formatUtc(operation.runAt)}`);
+  parts.push(operation.canarySize > 0 ? `a canary of ${formatCount(operation.canarySize)}` : "no canary");
+  parts.push(
+    operation.autoPause
+      ? `auto-pause past ${percent(operation.autoPause.threshold)} held again (after ${formatCount(operation.autoPause.minOutcomes)} outcomes)`
+      : "no auto-pause",
+  );
+  return parts.join(", ");
+}
+
+/**
+ * The numbers the person confirms: the dry run on screen, a checkbox that says they read them,
+ * and the dry run's time sent along, so the server refuses if a newer one exists meanwhile.
+ */
+export function ConfirmForm({
+  operation,
+  dryRun,
+  onConfirm,
+}: {
+  operation: OperationView;
+  dryRun: DryRun;
+  onConfirm: (body: { expectedVersion: number; dryRunAt: string; checkDone: true }) => Promise<unknown>;
+}) {
+  const id = useId();
+  // The tick belongs to one dry run: a newer one (shown after a refresh) must be read again.
+  const [checkedFor, setCheckedFor] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
+  const [pending, setPending] = useState(false);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const problemRef = useRef<HTMLDivElement>(null);
+  const checked = checkedFor === dryRun.at;
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    if (pending) return;
+    if (!checked) {
+      setMissing(true);
+      document.getElementById(`${id}-check`)?.focus();
+      return;
+    }
+    setPending(true);
+    setProblem(null);
+    try {
+      await onConfirm({ expectedVersion: operation.version, dryRunAt: dryRun.at, checkDone: true });
+    } catch (error) {
+      setProblem(problemOf(error));
+      setCheckedFor(null);
+      requestAnimationFrame(() => problemRef.current?.focus());
+    } finally {
+      setPending(false);
+    }
+  }
+
+  return (
+    <form className={styles.form} onSubmit={submit} noValidate>
+      <ProblemNotice problem={problem} ref={problemRef} />
+      <p className={styles.lead}>
+        {ACTION_LABEL[operation.action]} of <strong>{formatCount(operation.total)}</strong> records,{" "}
+        {settingsText(operation)}. The dry run of <time dateTime={dryRun.at}>{formatUtc(dryRun.at)}</time> says:
+      </p>
+      <DryRunTable dryRun={dryRun} caption="The dry run you confirm: records by verdict." />
+      <div className={styles.check}>
+        <input
+          id={`${id}-check`}
+          type="checkbox"
+          checked={checked}
+          onChange={(event) => {
+            setCheckedFor(event.target.checked ? dryRun.at : null);
+            setMissing(false);
+          }}
+          aria-invalid={missing || undefined}
+          aria-describedby={`${id}-check-error`}
+          data-autofocus=""
+        />
+        <label htmlFor={`${id}-check`}>I reviewed these numbers</label>
+        <FieldErrorText
+          id={`${id}-check-error`}
+          messages={missing ? ["Tick this once you have read the numbers above."] : problem?.fields.checkDone}
+        />
+      </div>
+      <div className={styles.formButtons}>
+        <Button type="submit" variant="primary" aria-disabled={pending || undefined}>
+          {pending ? "Starting…" : "Confirm and start"}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,49 @@
+"use client";
+
+import { type ReactNode, useEffect, useId, useRef } from "react";
+import { Button } from "@/components/ui/button";
+import styles from "./operations.module.css";
+
+/**
+ * A modal on the native <dialog>: the browser traps focus, makes the page behind inert and closes
+ * on Escape. On open, focus goes to the element marked `data-autofocus`.
+ */
+export function ControlDialog({
+  open,
+  title,
+  onClose,
+  children,
+}: {
+  open: boolean;
+  title: string;
+  onClose: () => void;
+  children: ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    if (open && !dialog.open) {
+      dialog.showModal();
+      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
+    } else if (!open && dialog.open) {
+      dialog.close();
+    }
+  }, [open]);
+
+  return (
+    <dialog ref={ref} className={styles.dialog} aria-labelledby={titleId} onClose={onClose}>
+      <div className={styles.dialogHead}>
+        <h2 id={titleId} className={styles.dialogTitle}>
+          {title}
+        </h2>
+        <Button variant="subtle" onClick={onClose}>
+          Close<span className="rc-visually-hidden"> (Escape)</span>
+        </Button>
+      </div>
+      {open ? <div className={styles.dialogBody}>{children}</div> : null}
+    </dialog>
+  );
+}

@@ -1,0 +1,195 @@
+"use client";
+
+import Link from "next/link";
+import { useRouter } from "next/navigation";
+import { type FormEvent, useRef, useState } from "react";
+import { Button, buttonClassName } from "@/components/ui/button";
+import type { Role } from "@/lib/auth/roles";
+import { ApiRequestError } from "@/lib/client/api";
+import type { OperationAction } from "@/lib/operations/types";
+import { ACTION_EXPLANATION, ACTION_LABEL, allowedOperationActions } from "./model";
+import { buildRequest, fieldOfIssue, newDraft, type OperationDraft } from "./new-operation-draft";
+import styles from "./operations.module.css";
+import { FieldErrorText, type FieldErrors, type IssueLink, type Problem, ProblemNotice, problemOf } from "./problem";
+import { RunSettingsFields } from "./replay-settings-fields";
+import type { NewOperationParams } from "./selection-params";
+import { SelectionDescription } from "./selection-text";
+import { Section } from "./section";
+import { useCreateOperation } from "./use-operation-mutations";
+
+const SELECTION_PROBLEM: Record<string, string> = {
+  "empty-selection": "Nothing matches this selection now.",
+  "selection-too-large": "This selection is too large for one operation (at most 200,000 records).",
+};
+
+/** Each field's name as its label says it, and the control a summary link focuses. */
+const FIELDS: Record<string, { label: string; targetId?: string }> = {
+  selection: { label: "Selection" },
+  action: { label: "Action" },
+  reason: { label: "Reason", targetId: "op-reason" },
+  runAt: { label: "Run at", targetId: "op-run-at" },
+  ratePerSecond: { label: "Records per second", targetId: "op-rate" },
+  canarySize: { label: "Canary size", targetId: "op-canary" },
+  autoPause: { label: "Auto-pause" },
+  "autoPause.threshold": { label: "Held again, more than (%)", targetId: "op-threshold" },
+  "autoPause.minOutcomes": { label: "After at least (outcomes)", targetId: "op-min-outcomes" },
+};
+
+/** The error keys each draft field answers for. */
+const ERRORS_OF_DRAFT: Partial<Record<keyof OperationDraft, string[]>> = {
+  action: ["action", "runAt", "autoPause"],
+  reason: ["reason"],
+  runMode: ["runAt"],
+  runAtLocal: ["runAt"],
+  ratePerSecond: ["ratePerSecond"],
+  canarySize: ["canarySize"],
+  autoPauseOn: ["autoPause", "autoPause.threshold", "autoPause.minOutcomes"],
+  thresholdPercent: ["autoPause.threshold", "autoPause"],
+  minOutcomes: ["autoPause.minOutcomes", "autoPause"],
+};
+
+function issueLinks(errors: FieldErrors): IssueLink[] {
+  return Object.entries(errors).flatMap(([field, messages]) =>
+    messages.map((message) => ({ label: FIELDS[field]?.label ?? field, message, targetId: FIELDS[field]?.targetId })),
+  );
+}
+
+function serverErrors(error: unknown): FieldErrors {
+  const out: FieldErrors = {};
+  if (!(error instanceof ApiRequestError)) return out;
+  for (const issue of error.issues) (out[fieldOfIssue(issue.path)] ??= []).push(issue.message);
+  const selectionText = SELECTION_PROBLEM[error.code];
+  if (selectionText && !out.selection) out.selection = [selectionText];
+  return out;
+}
+
+/** The new-operation form: the selection from the link, the action, the reason and how it runs. */
+export function NewOperationForm({ params, role }: { params: NewOperationParams; role: Role }) {
+  const router = useRouter();
+  const allowed = allowedOperationActions(role);
+  const [draft, setDraft] = useState<OperationDraft>(() =>
+    newDraft(allowed.includes(params.action) ? params.action : (allowed[0] ?? "note")),
+  );
+  const [errors, setErrors] = useState<FieldErrors>({});
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const problemRef = useRef<HTMLDivElement>(null);
+  const create = useCreateOperation();
+  const { selection } = params;
+
+  const update = (patch: Partial<OperationDraft>) => {
+    setDraft((current) => ({ ...current, ...patch }));
+    // A message stays until its field is edited; then the field's live value is what counts.
+    const touched = Object.keys(patch).flatMap((key) => ERRORS_OF_DRAFT[key as keyof OperationDraft] ?? []);
+    setErrors((current) => Object.fromEntries(Object.entries(current).filter(([field]) => !touched.includes(field))));
+  };
+
+  if (allowed.length === 0) {
+    return <p className={styles.lead}>Your role ({role}) reads operations and starts none.</p>;
+  }
+  if (!selection) {
+    return (
+      <div className={styles.noticeWarn}>
+        <p className={styles.noticeTitle}>{params.problem ?? "No records are chosen."}</p>
+        <p>
+          Choose records in the queue (tick them, use &quot;Bulk action on this filter&quot;, or pick a cause in the
+          grouped view), then come back here from there.
+        </p>
+        <p>
+          <Link className={buttonClassName()} href="/reviews">
+            Go to the queue
+          </Link>
+        </p>
+      </div>
+    );
+  }
+
+  function fail(found: FieldErrors, next: Problem) {
+    setErrors(found);
+    setProblem(next);
+    requestAnimationFrame(() => problemRef.current?.focus());
+  }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    if (create.isPending || !selection) return;
+    const built = buildRequest(draft, selection);
+    if ("errors" in built) {
+      return fail(built.errors, { title: "Some fields need attention", text: "", fields: built.errors });
+    }
+    setErrors({});
+    setProblem(null);
+    create.mutate(built.body, {
+      onSuccess: (operation) => router.push(`/operations/${encodeURIComponent(operation.id)}`),
+      onError: (error) => fail(serverErrors(error), problemOf(error)),
+    });
+  }
+
+  return (
+    <form className={styles.form} onSubmit={submit} noValidate aria-label="New bulk operation">
+      <ProblemNotice ref={problemRef} problem={problem} issues={issueLinks(errors)} />
+
+      <Section title="Selection">
+        <SelectionDescription selection={selection} className={styles.selection} />
+        <p className={styles.sectionNote}>
+          The records are frozen when the operation is created, each with its version: a record someone changes
+          afterwards is skipped, never overridden.
+        </p>
+        <FieldErrorText id="op-selection-error" messages={errors.selection} />
+      </Section>
+
+      <fieldset className={styles.fieldset}>
+        <legend>Action</legend>
+        {allowed.map((action: OperationAction) => (
+          <div key={action}>
+            <label className={styles.choice}>
+              <input
+                type="radio"
+                name="op-action"
+                value={action}
+                checked={draft.action === action}
+                onChange={() => update({ action })}
+                aria-describedby={`op-action-${action}-hint`}
+              />
+              {ACTION_LABEL[action]}
+            </label>
+            <p id={`op-action-${action}-hint`} className={styles.choiceHint}>
+              {ACTION_EXPLANATION[action]}
+            </p>
+          </div>
+        ))}
+        <FieldErrorText id="op-action-error" messages={errors.action} />
+      </fieldset>
+
+      <div>
+        <label htmlFor="op-reason" className={styles.label}>
+          {draft.action === "note" ? "Note (required)" : "Reason (required)"}
+        </label>
+        <textarea
+          id="op-reason"
+          className={styles.textarea}
+          rows={3}
+          value={draft.reason}
+          required
+          aria-invalid={errors.reason ? true : undefined}
+          aria-describedby="op-reason-hint op-reason-error"
+          onChange={(event) => update({ reason: event.target.value })}
+        />
+        <span id="op-reason-hint" className={styles.fieldHint}>
+          Written to the decision log with your name, for the operation and for every record it acts on.
+        </span>
+        <FieldErrorText id="op-reason-error" messages={errors.reason} />
+      </div>
+
+      <RunSettingsFields draft={draft} errors={errors} update={update} />
+
+      <div className={styles.formButtons}>
+        <Button type="submit" variant="primary" aria-disabled={create.isPending || undefined}>
+          {create.isPending ? "Creating…" : "Create the operation"}
+        </Button>
+        <span className={styles.sectionNote}>
+          Nothing is done yet: the next page runs a dry run, and the operation starts only once you confirm its numbers.
+        </span>
+      </div>
+    </form>
+  );
+}

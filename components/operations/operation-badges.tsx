@@ -1,0 +1,21 @@
+import { Badge } from "@/components/ui/badge";
+import type { ItemState, OperationState, Verdict } from "@/lib/operations/types";
+import { ITEM_STATE_TONE, STATE_TONE, VERDICT_MEANING, VERDICT_TONE } from "./model";
+
+// The word is always shown; the colour only repeats it. Unknown values (a newer server) still render.
+
+export function OperationStateBadge({ state }: { state: OperationState }) {
+  return <Badge tone={STATE_TONE[state] ?? "neutral"}>{state}</Badge>;
+}
+
+export function ItemStateBadge({ state }: { state: ItemState }) {
+  return <Badge tone={ITEM_STATE_TONE[state] ?? "neutral"}>{state}</Badge>;
+}
+
+export function VerdictBadge({ verdict }: { verdict: Verdict }) {
+  return (
+    <Badge tone={VERDICT_TONE[verdict] ?? "neutral"} title={VERDICT_MEANING[verdict]}>
+      {verdict}
+    </Badge>
+  );
+}

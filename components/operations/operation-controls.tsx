@@ -1,0 +1,177 @@
+"use client";
+
+import { useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import type { Role } from "@/lib/auth/roles";
+import type { OperationView } from "@/lib/operations/types";
+import { ConfirmForm } from "./confirm-form";
+import { ControlDialog } from "./control-dialog";
+import { formatCount } from "./model";
+import styles from "./operations.module.css";
+import { type Problem, ProblemNotice, problemOf } from "./problem";
+import { ReasonForm } from "./reason-form";
+import { Section } from "./section";
+import { useOperationControl } from "./use-operation-mutations";
+
+type Dialog = "confirm" | "pause" | "resume" | "abort";
+
+const REASON_COPY: Record<Exclude<Dialog, "confirm">, { submit: string; done: string; explain: string }> = {
+  pause: {
+    submit: "Pause",
+    done: "Paused.",
+    explain:
+      "Nothing more is dispatched, and the replays consumers have not claimed yet are held back. Resume or abort later.",
+  },
+  resume: {
+    submit: "Resume",
+    done: "Resumed.",
+    explain: "Dispatching starts again where it stopped, at the same rate.",
+  },
+  abort: {
+    submit: "Abort the operation",
+    done: "Aborted.",
+    explain:
+      "Nothing more is dispatched, for good. Replays not yet claimed are withdrawn (their records are open again); claimed ones finish.",
+  },
+};
+
+/** What the person may do now, as the server's `controls` says; each change asks for a reason. */
+export function OperationControls({ operation, role }: { operation: OperationView; role: Role }) {
+  const mutation = useOperationControl(operation.id);
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const announcementRef = useRef<HTMLParagraphElement>(null);
+  const problemRef = useRef<HTMLDivElement>(null);
+  const { controls, dryRun } = operation;
+  const canary = operation.state === "awaiting-continue";
+  const resumeLabel = canary ? "Continue after canary" : "Resume";
+  const dryRunPending = mutation.isPending && mutation.variables?.control === "dry-run";
+
+  function announce(text: string) {
+    setProblem(null);
+    setAnnouncement(text);
+    requestAnimationFrame(() => announcementRef.current?.focus());
+  }
+
+  /** A dialog's change was taken: close it and say so. */
+  function done(text: string) {
+    setDialog(null);
+    announce(text);
+  }
+
+  function dryRunNow() {
+    setAnnouncement("");
+    setProblem(null);
+    mutation.mutate(
+      { control: "dry-run" },
+      {
+        // Not done(): a dialog opened meanwhile stays open.
+        onSuccess: (fresh) =>
+          announce(`Dry run done: ${formatCount(fresh.total)} records checked. The numbers are below.`),
+        onError: (error) => {
+          setProblem(problemOf(error));
+          requestAnimationFrame(() => problemRef.current?.focus());
+        },
+      },
+    );
+  }
+
+  const dialogTitle =
+    dialog === "confirm"
+      ? "Confirm and start"
+      : dialog === "pause"
+        ? "Pause the operation"
+        : dialog === "resume"
+          ? canary
+            ? "Continue after the canary"
+            : "Resume the operation"
+          : "Abort the operation";
+
+  return (
+    <Section title="Controls">
+      <ProblemNotice problem={problem} ref={problemRef} />
+      {controls.length === 0 ? (
+        <p className={styles.lead}>
+          {operation.state === "completed" || operation.state === "aborted"
+            ? `This operation is ${operation.state}: nothing more can be done with it.`
+            : `Your role (${role}) may not control this operation.`}
+        </p>
+      ) : (
+        <div className={styles.controls}>
+          {controls.includes("dry-run") ? (
+            <Button onClick={dryRunNow} aria-disabled={mutation.isPending || undefined}>
+              {dryRunPending ? "Running the dry run…" : dryRun ? "Dry run again" : "Dry run"}
+            </Button>
+          ) : null}
+          {controls.includes("confirm") ? (
+            <Button
+              variant="primary"
+              // Not while a dry run runs: the numbers to confirm are about to change.
+              disabled={!dryRun || dryRunPending}
+              aria-haspopup="dialog"
+              aria-describedby={dryRun ? undefined : "operation-confirm-hint"}
+              onClick={() => setDialog("confirm")}
+            >
+              Confirm and start…
+            </Button>
+          ) : null}
+          {controls.includes("resume") ? (
+            <Button variant={canary ? "primary" : "default"} aria-haspopup="dialog" onClick={() => setDialog("resume")}>
+              {resumeLabel}…
+            </Button>
+          ) : null}
+          {controls.includes("pause") ? (
+            <Button aria-haspopup="dialog" onClick={() => setDialog("pause")}>
+              Pause…
+            </Button>
+          ) : null}
+          {controls.includes("abort") ? (
+            <Button className={styles.danger} aria-haspopup="dialog" onClick={() => setDialog("abort")}>
+              Abort…
+            </Button>
+          ) : null}
+        </div>
+      )}
+      {controls.includes("confirm") && !dryRun ? (
+        <p id="operation-confirm-hint" className={styles.sectionNote}>
+          Run a dry run first: starting needs its numbers on screen.
+        </p>
+      ) : null}
+      {canary && controls.includes("resume") ? (
+        <p className={styles.sectionNote}>
+          The canary&apos;s {formatCount(operation.canarySize)} records were dispatched. Check their outcomes below,
+          then continue or abort.
+        </p>
+      ) : null}
+      <p ref={announcementRef} tabIndex={-1} role="status" className={styles.status}>
+        {announcement}
+      </p>
+      <ControlDialog open={dialog !== null} title={dialogTitle} onClose={() => setDialog(null)}>
+        {dialog === "confirm" && dryRun ? (
+          <ConfirmForm
+            operation={operation}
+            dryRun={dryRun}
+            onConfirm={(body) =>
+              mutation.mutateAsync({ control: "confirm", ...body }).then(() => done("Confirmed: the operation runs."))
+            }
+          />
+        ) : dialog && dialog !== "confirm" ? (
+          <ReasonForm
+            key={dialog}
+            explanation={<p className={styles.lead}>{REASON_COPY[dialog].explain}</p>}
+            submitLabel={dialog === "resume" ? resumeLabel : REASON_COPY[dialog].submit}
+            danger={dialog === "abort"}
+            onSubmit={(reason) =>
+              mutation
+                .mutateAsync({ control: dialog, reason })
+                .then(() =>
+                  done(dialog === "resume" && canary ? "Continued after the canary." : REASON_COPY[dialog].done),
+                )
+            }
+          />
+        ) : null}
+      </ControlDialog>
+    </Section>
+  );
+}

@@ -1,0 +1,85 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Button } from "@/components/ui/button";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { formatUtc } from "@/components/ui/time";
+import styles from "./operations.module.css";
+import { operationLogOptions } from "./queries";
+import { Section } from "./section";
+
+/** The operation's decision-log entries (`details.operationId`), newest first as the API answers them. */
+export function OperationLog({ operationId, live }: { operationId: string; live: number | false }) {
+  const query = useInfiniteQuery({ ...operationLogOptions(operationId), refetchInterval: live });
+  const entries = query.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <Section title="Decision log" note="Every entry about this operation, newest first.">
+      {query.isPending ? (
+        <p className={styles.muted}>Loading the entries…</p>
+      ) : query.isError && !query.data ? (
+        <ErrorState
+          title="The entries could not be loaded"
+          error={query.error}
+          onRetry={() => void query.refetch()}
+          retrying={query.isFetching}
+        />
+      ) : entries.length === 0 ? (
+        <EmptyState title="No entries yet" />
+      ) : (
+        <>
+          <div className={styles.tableWrap}>
+            <table className={styles.table}>
+              <caption className="rc-visually-hidden">Decision-log entries of this operation, newest first.</caption>
+              <thead>
+                <tr>
+                  <th scope="col" className={styles.num}>
+                    Seq
+                  </th>
+                  <th scope="col">Time (UTC)</th>
+                  <th scope="col">Actor</th>
+                  <th scope="col">Action</th>
+                  <th scope="col">Record</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {entries.map((entry) => (
+                  <tr key={String(entry.seq)}>
+                    <td className={styles.num}>{String(entry.seq)}</td>
+                    <td className={`${styles.mono} ${styles.nowrap}`}>
+                      <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
+                    </td>
+                    <td>{entry.actor}</td>
+                    <td className={styles.mono}>{entry.action}</td>
+                    <td className={styles.nowrap}>
+                      {entry.reviewId ? (
+                        <Link
+                          href={`/reviews/${encodeURIComponent(entry.reviewId)}`}
+                          prefetch={false}
+                          className={styles.mono}
+                        >
+                          {entry.reviewId.slice(0, 8)}…
+                        </Link>
+                      ) : (
+                        <span className={styles.muted}>—</span>
+                      )}
+                    </td>
+                    <td className={styles.reasonText}>{entry.reason ?? ""}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          {query.hasNextPage ? (
+            <div className={styles.footer}>
+              <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+                {query.isFetchingNextPage ? "Loading…" : "Load more entries"}
+              </Button>
+            </div>
+          ) : null}
+        </>
+      )}
+    </Section>
+  );
+}

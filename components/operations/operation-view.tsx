@@ -1,0 +1,100 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { ErrorState } from "@/components/ui/states";
+import { formatUtc } from "@/components/ui/time";
+import { can, type Role } from "@/lib/auth/roles";
+import { DryRunSection } from "./dry-run-section";
+import { ACTION_LABEL, formatCount } from "./model";
+import { OperationStateBadge } from "./operation-badges";
+import { OperationControls } from "./operation-controls";
+import { OperationLog } from "./operation-log";
+import { OperationProgress } from "./operation-progress";
+import { OperationSummary } from "./operation-summary";
+import styles from "./operations.module.css";
+import { OutcomesSection } from "./outcomes-section";
+import { liveInterval, operationOptions } from "./queries";
+
+function clockTime(ms: number): string {
+  return formatUtc(new Date(ms).toISOString()).slice(11);
+}
+
+/** One bulk operation, live while it runs (docs/operations.md). */
+export function OperationView({ id, role }: { id: string; role: Role }) {
+  const query = useQuery(operationOptions(id));
+  const operation = query.data;
+
+  if (!operation) {
+    return (
+      <div className={styles.page}>
+        <nav aria-label="Breadcrumb" className={styles.topline}>
+          <Link href="/operations">Operations</Link>
+        </nav>
+        {query.isError ? (
+          <ErrorState
+            title="This operation could not be loaded"
+            error={query.error}
+            onRetry={() => void query.refetch()}
+            retrying={query.isFetching}
+          />
+        ) : (
+          <p role="status" className={styles.muted}>
+            Loading the operation…
+          </p>
+        )}
+      </div>
+    );
+  }
+
+  const live = liveInterval(operation);
+  return (
+    <div className={styles.page}>
+      <div className={styles.topline}>
+        <nav aria-label="Breadcrumb">
+          <Link href="/operations">Operations</Link>
+          <span aria-hidden="true"> / </span>
+          <span aria-current="page" className={styles.mono}>
+            {operation.id}
+          </span>
+        </nav>
+        <p className={styles.live}>
+          {query.isRefetchError
+            ? `Could not refresh; showing the operation as of ${clockTime(query.dataUpdatedAt)}`
+            : `${live ? "Live" : "Updated"} · ${clockTime(query.dataUpdatedAt)}`}
+        </p>
+      </div>
+      <header className={styles.titleRow}>
+        <h1 className={styles.title}>
+          {ACTION_LABEL[operation.action] ?? operation.action} of {formatCount(operation.total)}{" "}
+          {operation.total === 1 ? "record" : "records"}
+        </h1>
+        {/* A live region: a screen reader hears the state change (canary reached, auto-paused). */}
+        <p role="status" aria-label="Operation state" className={styles.stateLine}>
+          <span className="rc-visually-hidden">State: </span>
+          <OperationStateBadge state={operation.state} />
+        </p>
+      </header>
+      {operation.state === "paused" ? (
+        // Not a live region: the state line above already announces the change.
+        <div className={styles.noticeWarn} role="note" aria-labelledby="operation-paused-title">
+          <p className={styles.noticeTitle} id="operation-paused-title">
+            Paused
+          </p>
+          <p>{operation.pauseReason ?? "No reason was given."}</p>
+        </div>
+      ) : null}
+      {operation.state === "awaiting-continue" ? (
+        <div className={styles.noticeInfo} role="note">
+          <p className={styles.noticeTitle}>The canary is out: waiting for someone to continue</p>
+        </div>
+      ) : null}
+      <OperationControls operation={operation} role={role} />
+      <OperationProgress operation={operation} />
+      <DryRunSection operation={operation} live={live} />
+      <OperationSummary operation={operation} />
+      <OutcomesSection operation={operation} live={live} />
+      {can(role, "audit.read") ? <OperationLog operationId={operation.id} live={live} /> : null}
+    </div>
+  );
+}

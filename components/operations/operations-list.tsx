@@ -1,0 +1,110 @@
+"use client";
+
+import { useInfiniteQuery } from "@tanstack/react-query";
+import Link from "next/link";
+import { Button } from "@/components/ui/button";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { formatUtc } from "@/components/ui/time";
+import { ACTION_LABEL, finishedCount, formatCount, isLive, LIVE_REFRESH_MS } from "./model";
+import { OperationStateBadge } from "./operation-badges";
+import styles from "./operations.module.css";
+import { OPERATIONS_PAGE_SIZE, operationsListOptions } from "./queries";
+import { Section } from "./section";
+
+/** Every bulk operation, newest first; live while one of those shown runs. */
+export function OperationsList() {
+  const query = useInfiniteQuery({
+    ...operationsListOptions(),
+    refetchInterval: (q) =>
+      q.state.data?.pages.some((page) => page.items.some((op) => isLive(op.state))) ? LIVE_REFRESH_MS * 2 : false,
+  });
+  const operations = query.data?.pages.flatMap((page) => page.items) ?? [];
+  return (
+    <Section title="Operations" note="Newest first.">
+      {query.isPending ? (
+        <p className={styles.muted}>Loading the operations…</p>
+      ) : query.isError && !query.data ? (
+        <ErrorState
+          title="The operations could not be loaded"
+          error={query.error}
+          onRetry={() => void query.refetch()}
+          retrying={query.isFetching}
+        />
+      ) : operations.length === 0 ? (
+        <EmptyState
+          title="No operations yet"
+          action={
+            <Link href="/reviews?view=groups" className={styles.nowrap}>
+              Choose records in the queue
+            </Link>
+          }
+        >
+          An operation takes one action on many records: tick records in the queue, act on its filter, or replay a cause
+          from the grouped view.
+        </EmptyState>
+      ) : (
+        <>
+          <div className={styles.tableWrap}>
+            <table className={styles.table}>
+              <caption className="rc-visually-hidden">Bulk operations, newest first. Each links to its page.</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Operation</th>
+                  <th scope="col">State</th>
+                  <th scope="col" className={styles.num}>
+                    Records
+                  </th>
+                  <th scope="col">Progress</th>
+                  <th scope="col">Created by</th>
+                  <th scope="col">Created (UTC)</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {operations.map((op) => {
+                  const finished = finishedCount(op);
+                  return (
+                    <tr key={op.id}>
+                      <td>
+                        <Link href={`/operations/${encodeURIComponent(op.id)}`} prefetch={false}>
+                          {ACTION_LABEL[op.action] ?? op.action} ·{" "}
+                          <span className={styles.mono}>{op.id.slice(0, 8)}</span>
+                        </Link>
+                      </td>
+                      <td>
+                        <OperationStateBadge state={op.state} />
+                      </td>
+                      <td className={styles.num}>{formatCount(op.total)}</td>
+                      <td className={styles.nowrap}>
+                        {formatCount(finished)} / {formatCount(op.total)}
+                        <span className={styles.miniBar} aria-hidden="true">
+                          <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
+                        </span>
+                      </td>
+                      <td>{op.createdBy}</td>
+                      <td className={`${styles.mono} ${styles.nowrap}`}>
+                        <time dateTime={op.createdAt}>
+                          {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
+                        </time>
+                      </td>
+                      <td>{op.reason}</td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
+          <div className={styles.footer}>
+            {query.hasNextPage ? (
+              <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+                {query.isFetchingNextPage ? "Loading…" : `Load ${OPERATIONS_PAGE_SIZE} more`}
+              </Button>
+            ) : (
+              <span>End of the list.</span>
+            )}
+          </div>
+        </>
+      )}
+    </Section>
+  );
+}

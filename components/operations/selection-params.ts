@@ -1,0 +1,111 @@
+import { OPERATION_ACTIONS, type OperationAction, type Selection } from "@/lib/operations/types";
+
+// The new-operation form's query string: `action`, and one of `ids` (comma-separated), `filter`
+// (JSON of the queue's filters) or `group` (JSON of a cause). The queue writes these links and the
+// form reads them back; anything malformed is reported, never guessed.
+
+/** Past this many ids a link gets long; the queue offers "this filter" instead. */
+export const MAX_IDS_IN_LINK = 200;
+
+/** The list's filters an operation may select by (docs/operations.md), in the order they are described. */
+export const FILTER_KEYS = [
+  "status",
+  "category",
+  "reason",
+  "kind",
+  "errorClass",
+  "sequenceKey",
+  "effectKey",
+  "messageId",
+  "q",
+] as const;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface NewOperationParams {
+  action: OperationAction;
+  selection: Selection | null;
+  /** Why the query string holds no usable selection. */
+  problem: string | null;
+}
+
+export function newOperationHref(action: OperationAction, selection: Selection): string {
+  const search = new URLSearchParams({ action });
+  if (selection.type === "ids") search.set("ids", selection.ids.join(","));
+  else if (selection.type === "filter") search.set("filter", JSON.stringify(selection.filter));
+  else search.set("group", JSON.stringify(selection.group));
+  return `/operations/new?${search.toString().replaceAll("%2C", ",")}`;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function readIds(raw: string): Pick<NewOperationParams, "selection" | "problem"> {
+  const ids = [...new Set(raw.split(",").map((id) => id.trim()))].filter(Boolean);
+  const bad = ids.filter((id) => !UUID.test(id));
+  if (ids.length === 0) return { selection: null, problem: "The link names no records." };
+  if (bad.length > 0) return { selection: null, problem: `These are not record ids: ${bad.slice(0, 5).join(", ")}.` };
+  return { selection: { type: "ids", ids }, problem: null };
+}
+
+function readFilter(raw: string): Pick<NewOperationParams, "selection" | "problem"> {
+  const value = parseJson(raw);
+  if (!isObject(value)) return { selection: null, problem: "The filter in the link is not readable." };
+  const filter: Record<string, string> = {};
+  for (const key of FILTER_KEYS) {
+    const v = value[key];
+    if (typeof v === "string" && v.trim() !== "") filter[key] = v.trim();
+  }
+  if (Object.keys(filter).length === 0) {
+    return { selection: null, problem: "The filter in the link is empty: an operation needs at least one filter." };
+  }
+  return { selection: { type: "filter", filter }, problem: null };
+}
+
+function readGroup(raw: string): Pick<NewOperationParams, "selection" | "problem"> {
+  const value = parseJson(raw);
+  const nullableText = (v: unknown) => v === null || v === undefined || typeof v === "string";
+  if (
+    !isObject(value) ||
+    typeof value.reason !== "string" ||
+    !nullableText(value.kind) ||
+    !nullableText(value.errorClass)
+  ) {
+    return { selection: null, problem: "The cause in the link is not readable." };
+  }
+  return {
+    selection: {
+      type: "group",
+      group: {
+        kind: typeof value.kind === "string" ? value.kind : null,
+        reason: value.reason,
+        errorClass: typeof value.errorClass === "string" ? value.errorClass : null,
+      },
+    },
+    problem: null,
+  };
+}
+
+export function readNewOperationParams(get: (key: string) => string | null | undefined): NewOperationParams {
+  const rawAction = get("action");
+  const action = OPERATION_ACTIONS.find((a) => a === rawAction) ?? "replay";
+  const ids = get("ids");
+  const filter = get("filter");
+  const group = get("group");
+  const given = [ids, filter, group].filter((v) => v !== null && v !== undefined).length;
+  if (given === 0) {
+    return { action, selection: null, problem: "No records are chosen yet." };
+  }
+  if (given > 1) return { action, selection: null, problem: "The link names more than one selection." };
+  const read = ids != null ? readIds(ids) : filter != null ? readFilter(filter) : readGroup(group ?? "");
+  return { action, ...read };
+}

@@ -1,0 +1,159 @@
+import type { Actor } from "@/lib/auth/actor";
+import { actionRefusal } from "@/lib/reviews/action-rules";
+import type { Tx } from "@/lib/reviews/actions/perform-action";
+import type { ReviewStatus } from "@/lib/reviews/schema";
+
+// The single-record `replay` and `note` actions (lib/reviews/actions/perform-action.ts) for a
+// batch of a bulk operation's records, in a few set-based statements instead of eight round trips
+// per record: the dispatcher's rate is bounded by this path (docs/decisions/0008). The rules are
+// the same table (actionRefusal) and the version check the same; every row written has the shape
+// the single action writes (tests/integration/operations-batch.int.test.ts compares them).
+
+export interface BatchItem {
+  position: number;
+  review_id: string;
+  frozen_version: number;
+}
+
+export type BatchResult =
+  { position: number; ok: true; replayId: string | null } | { position: number; ok: false; detail: string };
+
+interface LockedRow {
+  id: string;
+  status: ReviewStatus;
+  category: string;
+  version: number;
+}
+
+/**
+ * Locks the batch's records (in id order, so two batches never wait on each other crosswise) and
+ * sorts them into those the action may take and those it must skip, with the single action's
+ * refusal codes and messages.
+ */
+async function lockAndCheck(
+  tx: Tx,
+  action: "replay" | "note",
+  items: BatchItem[],
+  actor: Actor,
+): Promise<{ eligible: BatchItem[]; skipped: BatchResult[] }> {
+  const rows = await tx.$queryRawUnsafe<LockedRow[]>(
+    `SELECT id::text, status::text, category::text, version FROM review_records
+      WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+    items.map((i) => i.review_id),
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const eligible: BatchItem[] = [];
+  const skipped: BatchResult[] = [];
+  for (const item of items) {
+    const record = byId.get(item.review_id);
+    const skip = (detail: string) => skipped.push({ position: item.position, ok: false, detail });
+    if (!record) skip(`not-found: no review record ${item.review_id}`);
+    // A note fits any record and changes nothing it depends on: it goes on the version of now.
+    else if (action !== "note" && record.version !== item.frozen_version) {
+      skip(
+        `stale-version: the record changed (version ${record.version}, you saw ${item.frozen_version}); review it again`,
+      );
+    } else {
+      const refusal = actionRefusal(action, record, actor.role);
+      if (refusal === "role") skip(`forbidden: role ${actor.role} may not ${action}`);
+      else if (refusal) skip(`not-allowed: ${action} is not possible on a ${record.status} ${record.category} record`);
+      else eligible.push(item);
+    }
+  }
+  return { eligible, skipped };
+}
+
+/**
+ * Schedules a replay of each eligible record's latest revision (same id, same effectKey), as
+ * the single `replay` action does: replay row (claimable now), status `replay-scheduled`, version
+ * + 1, a history entry and a decision-log entry, each carrying the operation's id.
+ */
+export async function replayBatch(
+  tx: Tx,
+  operationId: string,
+  items: BatchItem[],
+  actor: Actor,
+  reason: string,
+): Promise<BatchResult[]> {
+  const { eligible, skipped } = await lockAndCheck(tx, "replay", items, actor);
+  if (eligible.length === 0) return skipped;
+  const rows = await tx.$queryRawUnsafe<{ position: number; replay_id: string }[]>(
+    `WITH e AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[]) AS e(review_id, position)
+     ), latest AS (
+       SELECT e.review_id, e.position, COALESCE(rev.number, 0) AS number, rr.sequence_key, rr.sequence,
+              rr.status, rr.version, rr.effect_key
+         FROM e JOIN review_records rr ON rr.id = e.review_id
+         LEFT JOIN LATERAL (SELECT number FROM review_revisions v
+                             WHERE v.review_id = e.review_id ORDER BY v.number DESC LIMIT 1) rev ON true
+     ), replay AS (
+       INSERT INTO replays (review_id, revision_number, run_at, sequence_key, sequence, created_by, operation_id)
+       SELECT review_id, number, now(), sequence_key, sequence, $3, $4::uuid FROM latest
+       RETURNING id, review_id, run_at
+     ), details AS (
+       SELECT l.*, r.id AS replay_id,
+              jsonb_build_object('replayId', r.id::text,
+                                 'runAt', to_char(r.run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                 'operationId', $4::text) AS change
+         FROM latest l JOIN replay r ON r.review_id = l.review_id
+     ), record AS (
+       UPDATE review_records rr SET status = 'replay-scheduled', version = rr.version + 1, updated_at = now()
+         FROM details d WHERE rr.id = d.review_id
+     ), history AS (
+       INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
+       SELECT review_id, $3, 'replay', status, 'replay-scheduled', $5, change FROM details
+     ), decision AS (
+       INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+       SELECT $3, $6, 'review.replay', review_id, effect_key, $5,
+              change || jsonb_build_object('fromStatus', status::text, 'toStatus', 'replay-scheduled',
+                                           'version', version + 1, 'checkDone', true)
+         FROM details ORDER BY position
+     )
+     SELECT position, replay_id::text FROM details`,
+    eligible.map((i) => i.review_id),
+    eligible.map((i) => i.position),
+    actor.label,
+    operationId,
+    reason,
+    actor.role,
+  );
+  return [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replay_id }))];
+}
+
+/** A note on each record, as the single `note` action writes it: history, version + 1, log entry. */
+export async function noteBatch(
+  tx: Tx,
+  operationId: string,
+  items: BatchItem[],
+  actor: Actor,
+  reason: string,
+): Promise<BatchResult[]> {
+  const { eligible, skipped } = await lockAndCheck(tx, "note", items, actor);
+  if (eligible.length === 0) return skipped;
+  const rows = await tx.$queryRawUnsafe<{ position: number }[]>(
+    `WITH e AS (
+       SELECT * FROM unnest($1::uuid[], $2::int[]) AS e(review_id, position)
+     ), record AS (
+       UPDATE review_records rr SET version = rr.version + 1, updated_at = now()
+         FROM e WHERE rr.id = e.review_id
+       RETURNING rr.id, rr.status, rr.version, rr.effect_key, e.position
+     ), history AS (
+       INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
+       SELECT id, $3, 'note', status, status, $5, jsonb_build_object('operationId', $4::text) FROM record
+     ), decision AS (
+       INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+       SELECT $3, $6, 'review.note', id, effect_key, $5,
+              jsonb_build_object('operationId', $4::text, 'fromStatus', status::text, 'toStatus', status::text,
+                                 'version', version, 'checkDone', true)
+         FROM record ORDER BY position
+     )
+     SELECT position FROM record`,
+    eligible.map((i) => i.review_id),
+    eligible.map((i) => i.position),
+    actor.label,
+    operationId,
+    reason,
+    actor.role,
+  );
+  return [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: null }))];
+}
