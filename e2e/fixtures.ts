@@ -56,10 +56,10 @@ async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promis
 }
 
 /** Stops the server's whole process group (`next start` and its next-server child). */
-async function stopServer(child: ChildProcess): Promise<void> {
+export async function stopServer(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
   if (!child.pid || child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once("exit", resolve));
-  process.kill(-child.pid, "SIGTERM");
+  process.kill(-child.pid, signal);
   const timer = setTimeout(() => {
     try {
       process.kill(-child.pid!, "SIGKILL");
@@ -69,6 +69,47 @@ async function stopServer(child: ChildProcess): Promise<void> {
   }, 10_000);
   await exited;
   clearTimeout(timer);
+}
+
+export interface RunningServer {
+  baseURL: string;
+  child: ChildProcess;
+}
+
+/**
+ * `next start` of the current build on a free port of 127.0.0.1 against `databaseUrl`, once its
+ * health check answers. Its own process group, so stopServer stops next-server too.
+ */
+export async function startServer(databaseUrl: string, secret: string): Promise<RunningServer> {
+  const port = await freePort();
+  const baseURL = `http://127.0.0.1:${port}`;
+  let output = "";
+  const child = spawn(process.execPath, [nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
+    cwd: root,
+    detached: true,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      // A key of its own, so the server writes nothing into .data/.
+      BETTER_AUTH_SECRET: secret,
+      // This process, on 127.0.0.1, stands in for a proxy: the server then takes the client
+      // address from X-Forwarded-For, so each loginAs gets a login budget of its own. (The
+      // browser's sign-ins send none: Next sets 127.0.0.1, a trusted proxy, so they share
+      // one budget, as login.spec.ts expects.)
+      TRUSTED_PROXIES: "127.0.0.1",
+      NEXT_TELEMETRY_DISABLED: "1",
+      LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    },
+  });
+  child.stdout?.on("data", (d) => (output += d));
+  child.stderr?.on("data", (d) => (output += d));
+  try {
+    await waitForHealth(baseURL, child, () => output, { timeoutMs: 60_000, label: "next start" });
+  } catch (error) {
+    await stopServer(child);
+    throw error;
+  }
+  return { baseURL, child };
 }
 
 let clientAddress = 0;
@@ -96,31 +137,9 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
       let child: ChildProcess | undefined;
       try {
         await migrate(databaseUrl.toString());
-        const port = await freePort();
-        const baseURL = `http://127.0.0.1:${port}`;
-        let output = "";
-        child = spawn(process.execPath, [nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
-          cwd: root,
-          // Its own process group: stopping it stops next-server too.
-          detached: true,
-          env: {
-            ...process.env,
-            DATABASE_URL: databaseUrl.toString(),
-            // A key of its own, so the server writes nothing into .data/.
-            BETTER_AUTH_SECRET: randomBytes(32).toString("base64url"),
-            // This process, on 127.0.0.1, stands in for a proxy: the server then takes the client
-            // address from X-Forwarded-For, so each loginAs gets a login budget of its own. (The
-            // browser's sign-ins send none: Next sets 127.0.0.1, a trusted proxy, so they share
-            // one budget, as login.spec.ts expects.)
-            TRUSTED_PROXIES: "127.0.0.1",
-            NEXT_TELEMETRY_DISABLED: "1",
-            LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-          },
-        });
-        child.stdout?.on("data", (d) => (output += d));
-        child.stderr?.on("data", (d) => (output += d));
-        await waitForHealth(baseURL, child, () => output, { timeoutMs: 60_000, label: "next start" });
-        await provide({ baseURL, databaseUrl: databaseUrl.toString() });
+        const server = await startServer(databaseUrl.toString(), randomBytes(32).toString("base64url"));
+        child = server.child;
+        await provide({ baseURL: server.baseURL, databaseUrl: databaseUrl.toString() });
       } finally {
         if (child) await stopServer(child);
         const { closeDb } = await import("../lib/db/client");
