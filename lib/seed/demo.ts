@@ -1,3 +1,5 @@
+import { dryRunOperation } from "@/lib/operations/control";
+import { createOperation } from "@/lib/operations/create";
 import { randomBytes } from "node:crypto";
 import { createApiToken } from "@/lib/auth/tokens";
 import { ROLES, type Role } from "@/lib/auth/roles";
@@ -48,5 +50,23 @@ export async function seedDemo(): Promise<DemoCredentials> {
     scenarios.map((s) => ({ input: s.report })),
     { kind: "token", id: "demo-seed", label: "system:demo-seed", role: "consumer" },
   );
+  await planDemoOperation();
   return credentials;
+}
+
+/**
+ * A bulk replay of the held gaps, frozen and dry-run but not confirmed: /operations shows what
+ * one looks like before anyone starts it (docs/operations.md).
+ */
+async function planDemoOperation(): Promise<void> {
+  const owner = { kind: "user", id: "demo-seed", label: "user:owner@demo.local", role: "owner" } as const;
+  const id = await createOperation(
+    {
+      action: "replay",
+      reason: "Demo: replay the held gaps once their predecessors have arrived",
+      selection: { type: "filter", filter: { category: ["sequence-gap"], status: ["open"] } },
+    },
+    owner,
+  );
+  await dryRunOperation(id, owner);
 }
