@@ -10,6 +10,7 @@ import { type Category, expect, type ReportInput, test } from "./records";
 
 const shots = path.join(import.meta.dirname, "screenshots");
 const readmeShot = path.join(import.meta.dirname, "..", "docs", "screenshot-queue.png");
+const readmeOperationShot = path.join(import.meta.dirname, "..", "docs", "screenshot-operation.png");
 
 interface Seed {
   category: Category;
@@ -331,4 +332,42 @@ test("screenshots of the queue, a record of each category and the decision log",
   ).toBeVisible();
   await expect(page.getByRole("region", { name: "Hash chain verification" })).toContainText("Chain intact:");
   await shoot(page, "audit");
+
+  // A bulk replay of the held records, stopped after its canary: dry run, progress, controls.
+  const post = (path: string, body: unknown) =>
+    page.evaluate(
+      async ({ path, body }) => {
+        const response = await fetch(path, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+        return { status: response.status, body: (await response.json()) as Record<string, any> };
+      },
+      { path, body },
+    );
+  const held = reported.filter((r) => r.seed.category !== "effect-result-unknown" && r.id !== stale.id);
+  const created = await post("/api/v1/operations", {
+    action: "replay",
+    reason: "Incident 2291: the ledger is back; replay what it held, two first.",
+    selection: { type: "ids", ids: held.map((r) => r.id) },
+    ratePerSecond: 5,
+    canarySize: 2,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const operationId = created.body.id as string;
+  const dry = await post(`/api/v1/operations/${operationId}/dry-run`, {});
+  expect(dry.status).toBe(200);
+  const confirmed = await post(`/api/v1/operations/${operationId}/confirm`, {
+    expectedVersion: dry.body.version,
+    dryRunAt: dry.body.dryRun.at,
+    checkDone: true,
+  });
+  expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+  await page.goto(`/operations/${operationId}`);
+  await expect(page.getByRole("status", { name: "Operation state" })).toContainText(/canary|continue/i, {
+    timeout: 15_000,
+  });
+  const operationShot = await shoot(page, "operation");
+  if (process.env.UPDATE_README_SCREENSHOT) await copyFile(operationShot, readmeOperationShot);
 });

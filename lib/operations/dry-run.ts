@@ -213,8 +213,14 @@ export async function computeDryRun(
   const sim: SimulatedState = { lastSequence: new Map(), applied: new Set(), journal: new Map(), inFlight: new Map() };
   await db().$transaction(
     async (tx) => {
-      let after = 0;
-      for (;;) {
+      const [bounds] = await tx.$queryRawUnsafe<{ last: number }[]>(
+        `SELECT COALESCE(max(position), 0)::int AS last FROM bulk_operation_items WHERE operation_id = $1::uuid`,
+        operationId,
+      );
+      // Chunks are ranges of positions (the primary key's order), not "the next CHUNK items": with
+      // a LIMIT, the state condition was planned as a scan of every remaining item, joined and
+      // sorted again for each chunk, quadratic in the size of the selection (bench:bulk).
+      for (let after = 0; after < (bounds?.last ?? 0); after += CHUNK) {
         const rows = await tx.$queryRawUnsafe<DryRunRow[]>(
           `SELECT i.position, i.state::text AS item_state, i.frozen_version, rr.version, rr.status::text AS status,
                   rr.category::text AS category,
@@ -223,15 +229,14 @@ export async function computeDryRun(
              JOIN review_records rr ON rr.id = i.review_id
              LEFT JOIN LATERAL (SELECT envelope FROM review_revisions v
                                  WHERE v.review_id = rr.id ORDER BY v.number DESC LIMIT 1) rev ON true
-            WHERE i.operation_id = $1::uuid AND i.position > $2
+            WHERE i.operation_id = $1::uuid AND i.position > $2 AND i.position <= $2 + ${CHUNK}
               AND (i.state = 'pending' OR (i.state = 'dispatched' AND $3))
-            ORDER BY i.position
-            LIMIT ${CHUNK}`,
+            ORDER BY i.position`,
           operationId,
           after,
           action === "replay",
         );
-        if (rows.length === 0) break;
+        if (rows.length === 0) continue;
         if (action !== "note") await loadState(tx, rows, sim);
         const positions: number[] = [];
         const verdicts: string[] = [];
@@ -261,7 +266,6 @@ export async function computeDryRun(
           verdicts,
           details,
         );
-        after = rows[rows.length - 1]!.position;
       }
     },
     { timeout: 300_000, isolationLevel: "RepeatableRead" },
