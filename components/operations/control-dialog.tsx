@@ -1,13 +1,10 @@
 "use client";
 
-import { type ReactNode, useEffect, useId, useRef } from "react";
-import { Button } from "@/components/ui/button";
+import type { ReactNode } from "react";
+import { ModalDialog } from "@/components/ui/modal-dialog";
 import styles from "./operations.module.css";
 
-/**
- * A modal on the native <dialog>: the browser traps focus, makes the page behind inert and closes
- * on Escape. On open, focus goes to the element marked `data-autofocus`.
- */
+/** The console's modal dialog, with the padded column an operation's control form sits in. */
 export function ControlDialog({
   open,
   title,
@@ -19,31 +16,9 @@ export function ControlDialog({
   onClose: () => void;
   children: ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const titleId = useId();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) {
-      dialog.showModal();
-      dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
-    } else if (!open && dialog.open) {
-      dialog.close();
-    }
-  }, [open]);
-
   return (
-    <dialog ref={ref} className={styles.dialog} aria-labelledby={titleId} onClose={onClose}>
-      <div className={styles.dialogHead}>
-        <h2 id={titleId} className={styles.dialogTitle}>
-          {title}
-        </h2>
-        <Button variant="subtle" onClick={onClose}>
-          Close<span className="rc-visually-hidden"> (Escape)</span>
-        </Button>
-      </div>
-      {open ? <div className={styles.dialogBody}>{children}</div> : null}
-    </dialog>
+    <ModalDialog open={open} title={title} onClose={onClose}>
+      <div className={styles.dialogBody}>{children}</div>
+    </ModalDialog>
   );
 }

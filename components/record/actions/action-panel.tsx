@@ -6,7 +6,7 @@ import { can, type Role } from "@/lib/auth/roles";
 import { ACTION_RULES, allowedActions, type ActionName } from "@/lib/reviews/action-rules";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
-import { ActionDialog } from "./action-dialog";
+import { ModalDialog } from "@/components/ui/modal-dialog";
 import { ActionForm } from "./action-form";
 import { type ActionDraft, newDraft } from "./draft";
 
@@ -133,7 +133,7 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
         </p>
       </div>
       {why ? <p className={styles.hint}>{why}</p> : null}
-      <ActionDialog
+      <ModalDialog
         open={Boolean(openAction && open)}
         title={openAction ? ACTION_RULES[openAction].label : ""}
         wide={openAction === "correct-and-replay"}
@@ -149,7 +149,7 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
             onDone={(message) => done(openAction, message)}
           />
         ) : null}
-      </ActionDialog>
+      </ModalDialog>
     </section>
   );
 }

@@ -1,14 +1,16 @@
 "use client";
 
-import { buttonClassName } from "@/components/ui/button";
 import { type ReactNode, useEffect, useId, useRef } from "react";
-import styles from "../record.module.css";
+import { Button } from "./button";
+import styles from "./ui.module.css";
 
 /**
  * A modal on the native <dialog>: the browser traps focus, makes the page behind inert and
- * closes on Escape. On open, focus goes to the element marked `data-autofocus`.
+ * closes on Escape. On open, focus goes to the element marked `data-autofocus` (without one, the
+ * browser's own choice, the first focusable element, stands). Its content is mounted only while
+ * it is open, so a form starts empty each time.
  */
-export function ActionDialog({
+export function ModalDialog({
   open,
   title,
   wide,
@@ -29,7 +31,6 @@ export function ActionDialog({
     if (!dialog) return;
     if (open && !dialog.open) {
       dialog.showModal();
-      // Without a marked field the browser's own choice (the first focusable element) stands.
       dialog.querySelector<HTMLElement>("[data-autofocus]")?.focus();
     } else if (!open && dialog.open) {
       dialog.close();
@@ -47,9 +48,9 @@ export function ActionDialog({
         <h2 id={titleId} className={styles.dialogTitle}>
           {title}
         </h2>
-        <button type="button" className={buttonClassName("subtle")} onClick={onClose}>
-          Close<span className={styles.visuallyHidden}> (Escape)</span>
-        </button>
+        <Button variant="subtle" onClick={onClose}>
+          Close<span className="rc-visually-hidden"> (Escape)</span>
+        </Button>
       </div>
       {open ? children : null}
     </dialog>
