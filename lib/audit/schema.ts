@@ -28,7 +28,10 @@ export const auditFilterSchema = z
     action: filterText.optional(),
     reviewId: z.guid("must be a UUID").optional(),
     /** The entries of one bulk operation (`details.operationId`; docs/operations.md). */
-    operationId: z.guid("must be a UUID").optional(),
+    operationId: z
+      .guid("must be a UUID")
+      .transform((id) => id.toLowerCase())
+      .optional(),
     effectKey: filterText.optional(),
     from: instant.optional(),
     to: instant.optional(),

@@ -38,13 +38,13 @@ const READY_PAIRS = `ready AS MATERIALIZED (
     SELECT DISTINCT g.sequence_key, g.sequence
       FROM review_records g
       JOIN sequence_state ss ON ss.sequence_key = g.sequence_key
-     WHERE g.status = 'open' AND g.category = 'sequence-gap' AND g.sequence IS NOT NULL
+     WHERE g.status = 'open' AND g.category = 'sequence-gap' AND g.reason = 'sequence-gap' AND g.sequence IS NOT NULL
        AND ss.last_sequence >= g.sequence - 1)`;
 
 /** The ready records themselves: open gap records at one of the ready pairs. */
 const READY_RECORDS = `ready
   JOIN review_records r ON r.sequence_key = ready.sequence_key AND r.sequence = ready.sequence
-   AND r.status = 'open' AND r.category = 'sequence-gap'`;
+   AND r.status = 'open' AND r.category = 'sequence-gap' AND r.reason = 'sequence-gap'`;
 
 /** Ready records per kind, for the given kinds. */
 async function readyCounts(kinds: string[]): Promise<Map<string, number>> {

@@ -18,6 +18,19 @@ export interface BatchItem {
 export type BatchResult =
   { position: number; ok: true; replayId: string | null } | { position: number; ok: false; detail: string };
 
+/** A record's decision-log entry, for the caller to append last in its transaction (ADR 0003). */
+export interface BatchLogEntry {
+  review_id: string;
+  effect_key: string | null;
+  action: string;
+  details: string;
+}
+
+export interface BatchOutcome {
+  results: BatchResult[];
+  entries: BatchLogEntry[];
+}
+
 interface LockedRow {
   id: string;
   status: ReviewStatus;
@@ -74,10 +87,10 @@ export async function replayBatch(
   items: BatchItem[],
   actor: Actor,
   reason: string,
-): Promise<BatchResult[]> {
+): Promise<BatchOutcome> {
   const { eligible, skipped } = await lockAndCheck(tx, "replay", items, actor);
-  if (eligible.length === 0) return skipped;
-  const rows = await tx.$queryRawUnsafe<{ position: number; replay_id: string }[]>(
+  if (eligible.length === 0) return { results: skipped, entries: [] };
+  const rows = await tx.$queryRawUnsafe<({ position: number; replay_id: string } & BatchLogEntry)[]>(
     `WITH e AS (
        SELECT * FROM unnest($1::uuid[], $2::int[]) AS e(review_id, position)
      ), latest AS (
@@ -102,22 +115,21 @@ export async function replayBatch(
      ), history AS (
        INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
        SELECT review_id, $3, 'replay', status, 'replay-scheduled', $5, change FROM details
-     ), decision AS (
-       INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-       SELECT $3, $6, 'review.replay', review_id, effect_key, $5,
-              change || jsonb_build_object('fromStatus', status::text, 'toStatus', 'replay-scheduled',
-                                           'version', version + 1, 'checkDone', true)
-         FROM details ORDER BY position
      )
-     SELECT position, replay_id::text FROM details`,
+     SELECT position, replay_id::text, review_id::text, effect_key, 'review.replay' AS action,
+            (change || jsonb_build_object('fromStatus', status::text, 'toStatus', 'replay-scheduled',
+                                          'version', version + 1, 'checkDone', true))::text AS details
+       FROM details ORDER BY position`,
     eligible.map((i) => i.review_id),
     eligible.map((i) => i.position),
     actor.label,
     operationId,
     reason,
-    actor.role,
   );
-  return [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replay_id }))];
+  return {
+    results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replay_id }))],
+    entries: rows,
+  };
 }
 
 /** A note on each record, as the single `note` action writes it: history, version + 1, log entry. */
@@ -127,10 +139,10 @@ export async function noteBatch(
   items: BatchItem[],
   actor: Actor,
   reason: string,
-): Promise<BatchResult[]> {
+): Promise<BatchOutcome> {
   const { eligible, skipped } = await lockAndCheck(tx, "note", items, actor);
-  if (eligible.length === 0) return skipped;
-  const rows = await tx.$queryRawUnsafe<{ position: number }[]>(
+  if (eligible.length === 0) return { results: skipped, entries: [] };
+  const rows = await tx.$queryRawUnsafe<({ position: number } & BatchLogEntry)[]>(
     `WITH e AS (
        SELECT * FROM unnest($1::uuid[], $2::int[]) AS e(review_id, position)
      ), record AS (
@@ -140,20 +152,40 @@ export async function noteBatch(
      ), history AS (
        INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
        SELECT id, $3, 'note', status, status, $5, jsonb_build_object('operationId', $4::text) FROM record
-     ), decision AS (
-       INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-       SELECT $3, $6, 'review.note', id, effect_key, $5,
-              jsonb_build_object('operationId', $4::text, 'fromStatus', status::text, 'toStatus', status::text,
-                                 'version', version, 'checkDone', true)
-         FROM record ORDER BY position
      )
-     SELECT position FROM record`,
+     SELECT position, id::text AS review_id, effect_key, 'review.note' AS action,
+            jsonb_build_object('operationId', $4::text, 'fromStatus', status::text, 'toStatus', status::text,
+                               'version', version, 'checkDone', true)::text AS details
+       FROM record ORDER BY position`,
     eligible.map((i) => i.review_id),
     eligible.map((i) => i.position),
     actor.label,
     operationId,
     reason,
-    actor.role,
   );
-  return [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: null }))];
+  return {
+    results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: null }))],
+    entries: rows,
+  };
+}
+
+/**
+ * Appends a batch's entries in position order, in one statement. Call it last in the
+ * transaction: from the first append until commit, every other append waits (ADR 0003).
+ */
+export async function appendBatchEntries(tx: Tx, entries: BatchLogEntry[], actor: Actor, reason: string) {
+  if (entries.length === 0) return;
+  await tx.$executeRawUnsafe(
+    `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+     SELECT $1, $2, e.action, e.review_id, e.effect_key, $3, e.details::jsonb
+       FROM unnest($4::text[], $5::uuid[], $6::text[], $7::text[]) WITH ORDINALITY AS e(action, review_id, effect_key, details, n)
+      ORDER BY e.n`,
+    actor.label,
+    actor.role,
+    reason,
+    entries.map((e) => e.action),
+    entries.map((e) => e.review_id),
+    entries.map((e) => e.effect_key),
+    entries.map((e) => e.details),
+  );
 }

@@ -5,7 +5,7 @@ import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { ApiError } from "@/lib/http/errors";
 import { operationPermission } from "./create";
-import { computeDryRun } from "./dry-run";
+import { computeDryRun, saveDryRun } from "./dry-run";
 import { type ConfirmRequest, DEFAULT_AUTO_PAUSE, type ResumeRequest } from "./schema";
 import type { OperationAction, OperationState } from "./types";
 
@@ -16,6 +16,7 @@ interface LockedOperation {
   action: OperationAction;
   state: OperationState;
   version: number;
+  dispatched: number;
   dry_run: { at: string; counts: Record<string, number> } | null;
   canary_passed: boolean;
 }
@@ -31,7 +32,7 @@ export const CONTROL_FROM: Record<"dry-run" | "confirm" | "pause" | "resume" | "
 
 async function lockOperation(tx: Tx, id: string, actor: Actor): Promise<LockedOperation> {
   const rows = await tx.$queryRawUnsafe<LockedOperation[]>(
-    `SELECT id::text, action::text, state::text, version, dry_run, canary_passed
+    `SELECT id::text, action::text, state::text, version, dispatched, dry_run, canary_passed
        FROM bulk_operations WHERE id = $1::uuid FOR UPDATE`,
     id,
   );
@@ -49,42 +50,37 @@ function refuseUnlessIn(op: LockedOperation, control: keyof typeof CONTROL_FROM)
   }
 }
 
-/** A REPEATABLE READ transaction that met a row changed after its snapshot (SQLSTATE 40001). */
-function isSerializationFailure(error: unknown): boolean {
-  let e = error as { code?: unknown; meta?: { code?: unknown }; message?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; e && depth < 5; depth++, e = e.cause as typeof e) {
-    if (e.code === "40001" || e.code === "P2034" || e.meta?.code === "40001") return true;
-    if (typeof e.message === "string" && e.message.includes("could not serialize access")) return true;
-  }
-  return false;
-}
-
-/** POST .../dry-run: judges the records not yet dispatched and keeps the counts on the operation. */
+/**
+ * POST .../dry-run: judges the records not yet dispatched on one snapshot, then saves the
+ * verdicts and counts under the operation's row lock, unless it dispatched meanwhile (then the
+ * numbers no longer describe what is left: 409, run it again).
+ */
 export async function dryRunOperation(id: string, actor: Actor): Promise<void> {
   const op = await db().$transaction((tx) => lockOperation(tx, id, actor));
   refuseUnlessIn(op, "dry-run");
-  let counts: Awaited<ReturnType<typeof computeDryRun>>;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      counts = await computeDryRun(id, op.action, actor.role);
-      break;
-    } catch (error) {
-      // An item changed under the snapshot: the operation was resumed and dispatched meanwhile
-      // (then this is a 409), or something else moved; judge again on a fresh snapshot.
-      if (!isSerializationFailure(error) || attempt >= 3) throw error;
-      refuseUnlessIn(await db().$transaction((tx) => lockOperation(tx, id, actor)), "dry-run");
-    }
-  }
-  await db().$transaction(async (tx) => {
-    const now = await lockOperation(tx, id, actor);
-    // Confirmed or aborted meanwhile: these numbers no longer describe what will happen.
-    refuseUnlessIn(now, "dry-run");
-    const at = new Date();
-    await tx.bulkOperation.update({
-      where: { id },
-      data: { dryRun: { at: at.toISOString(), counts }, dryRunAt: at, version: { increment: 1 }, updatedAt: at },
-    });
-  });
+  const result = await computeDryRun(id, op.action, actor.role);
+  await db().$transaction(
+    async (tx) => {
+      const now = await lockOperation(tx, id, actor);
+      // Confirmed or aborted meanwhile: these numbers no longer describe what will happen.
+      refuseUnlessIn(now, "dry-run");
+      if (now.dispatched !== op.dispatched) {
+        throw new ApiError(409, "not-allowed", "the operation dispatched records during the dry run; run it again");
+      }
+      await saveDryRun(tx, id, result);
+      const at = new Date();
+      await tx.bulkOperation.update({
+        where: { id },
+        data: {
+          dryRun: { at: at.toISOString(), counts: result.counts },
+          dryRunAt: at,
+          version: { increment: 1 },
+          updatedAt: at,
+        },
+      });
+    },
+    { timeout: 120_000 },
+  );
 }
 
 /** POST .../confirm: starts dispatching, with the dry-run numbers the person saw. */
@@ -193,6 +189,14 @@ export async function abortOperation(id: string, reason: string, actor: Actor): 
     async (tx) => {
       const op = await lockOperation(tx, id, actor);
       refuseUnlessIn(op, "abort");
+      // The records of the replays to withdraw first, in id order: a single cancel locks its
+      // record before its replays, and taking the replays first here could deadlock with it.
+      await tx.$executeRawUnsafe(
+        `SELECT 1 FROM review_records
+          WHERE id IN (SELECT review_id FROM replays WHERE operation_id = $1::uuid AND state = 'scheduled')
+          ORDER BY id FOR UPDATE`,
+        id,
+      );
       await tx.$executeRawUnsafe(
         `UPDATE bulk_operation_items SET state = 'not-dispatched', detail = 'the operation was aborted first',
                 updated_at = now()

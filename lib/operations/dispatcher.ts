@@ -6,7 +6,14 @@ import { log } from "@/lib/log";
 import { ActionRefused, type ActionOutcome, performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
 import { sleep } from "@/lib/util/sleep";
 import { autoReplayReady } from "./auto-replay";
-import { type BatchItem, type BatchResult, noteBatch, replayBatch } from "./batch-actions";
+import {
+  appendBatchEntries,
+  type BatchItem,
+  type BatchOutcome,
+  type BatchResult,
+  noteBatch,
+  replayBatch,
+} from "./batch-actions";
 import { completeIfDone, OPERATIONS_ACTOR } from "./items-state";
 import type { OperationAction } from "./types";
 
@@ -92,7 +99,8 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
       );
       const items = await tx.$queryRawUnsafe<PendingItem[]>(
         `SELECT position, review_id::text, frozen_version FROM bulk_operation_items
-          WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT $2`,
+          WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT $2
+          FOR UPDATE`,
         op.id,
         budget,
       );
@@ -100,7 +108,8 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
         for (const entry of await completeIfDone(tx, op.id)) await appendDecision(tx, entry);
         return { type: "idle" };
       }
-      const results = await actOnItems(tx, op, items);
+      const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.created_by, role: op.created_role };
+      const { results, entries: recordEntries } = await actOnItems(tx, op, items, actor);
       const done = results.filter((r) => r.ok);
       // Refused ones are skipped: the record changed since the freeze, or the action no longer
       // fits it. A bulk operation never overrides what someone decided for one record meanwhile.
@@ -127,6 +136,8 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
         if (canaryReached(op)) await stopForCanary(tx, op, entries);
       }
       if (op.action !== "replay" || done.length < results.length) entries.push(...(await completeIfDone(tx, op.id)));
+      // The decision-log entries last: from the first append until commit, other appends wait.
+      await appendBatchEntries(tx, recordEntries, actor, op.reason);
       for (const entry of entries) await appendDecision(tx, entry);
       return { type: done.length > 0 ? "dispatched" : "skipped" };
     },
@@ -135,12 +146,13 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
 }
 
 /**
- * Replays and notes go in set-based batches (lib/operations/batch-actions.ts). A cancel goes one
- * record per transaction through the single action itself: it takes the key's sequence lock,
- * which a batch would hold across records.
+ * Replays and notes go in set-based batches (lib/operations/batch-actions.ts), whose log entries
+ * the caller appends last. A cancel goes one record per transaction through the single action
+ * itself: it takes the key's sequence lock, which a batch would hold across records, and it
+ * appends its own entry (the rows written after it are locked by this transaction already: the
+ * operation's row and the item's, so nothing waits while the chain's head is held).
  */
-async function actOnItems(tx: Tx, op: DueOperation, items: PendingItem[]): Promise<BatchResult[]> {
-  const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.created_by, role: op.created_role };
+async function actOnItems(tx: Tx, op: DueOperation, items: PendingItem[], actor: Actor): Promise<BatchOutcome> {
   if (op.action === "replay") return replayBatch(tx, op.id, items, actor, op.reason);
   if (op.action === "note") return noteBatch(tx, op.id, items, actor, op.reason);
   const results: BatchResult[] = [];
@@ -152,7 +164,7 @@ async function actOnItems(tx: Tx, op: DueOperation, items: PendingItem[]): Promi
         : { position: item.position, ok: false, detail: `${outcome.code}: ${outcome.message}` },
     );
   }
-  return results;
+  return { results, entries: [] };
 }
 
 function canaryReached(op: DueOperation): boolean {
@@ -200,10 +212,15 @@ async function actOnRecord(tx: Tx, op: DueOperation, item: PendingItem, actor: A
 
 /** How long one operation may keep the dispatcher before the next due one gets its turn. */
 const TURN_MS = 500;
+/** After a failed round, an operation waits this long before its next one (others go on). */
+const FAILED_BACKOFF_MS = 2000;
+const failedUntil = new Map<string, number>();
 
 /**
  * One round over the operations that are running: each dispatches what its rate allows now (for
- * at most TURN_MS). Returns how long until something is due again (capped by the caller).
+ * at most TURN_MS). An operation whose round fails (a deadlock PostgreSQL broke, a lost
+ * connection) is logged and skipped for a moment; the others go on. Returns how long until
+ * something is due again (capped by the caller).
  */
 export async function dispatchDue(): Promise<number> {
   const due = await db().$queryRawUnsafe<{ id: string }[]>(
@@ -211,18 +228,25 @@ export async function dispatchDue(): Promise<number> {
   );
   let soonest = Number.POSITIVE_INFINITY;
   for (const { id } of due) {
+    if ((failedUntil.get(id) ?? 0) > Date.now()) continue;
     const turnEnds = Date.now() + TURN_MS;
-    for (;;) {
-      const step = await dispatchStep(id);
-      if (step.type === "wait") {
-        soonest = Math.min(soonest, step.ms);
-        break;
+    try {
+      for (;;) {
+        const step = await dispatchStep(id);
+        if (step.type === "wait") {
+          soonest = Math.min(soonest, step.ms);
+          break;
+        }
+        if (step.type === "idle") break;
+        if (Date.now() >= turnEnds) {
+          soonest = 0;
+          break;
+        }
       }
-      if (step.type === "idle") break;
-      if (Date.now() >= turnEnds) {
-        soonest = 0;
-        break;
-      }
+      failedUntil.delete(id);
+    } catch (err) {
+      log.error({ err, operationId: id }, "operations dispatcher: a round of this operation failed; retrying");
+      failedUntil.set(id, Date.now() + FAILED_BACKOFF_MS);
     }
   }
   return soonest;
@@ -232,23 +256,38 @@ export interface DispatcherOptions {
   signal: AbortSignal;
   /** The longest sleep between rounds (ms). */
   tickMs?: number;
+  /** How often ready records of kinds with automatic replay on are looked for (ms). */
+  autoReplayMs?: number;
 }
 
-/** The console's dispatcher loop: operations, then ready records of kinds with auto-replay on. */
-export async function runDispatcher({ signal, tickMs = 200 }: DispatcherOptions): Promise<void> {
-  let lastAutoReplay = 0;
+/**
+ * The console's dispatcher: operations in one loop, ready records of kinds with auto-replay on
+ * in another, so neither holds the other up.
+ */
+export async function runDispatcher({ signal, tickMs = 200, autoReplayMs = 1000 }: DispatcherOptions): Promise<void> {
+  await Promise.all([dispatchLoop(signal, tickMs), autoReplayLoop(signal, autoReplayMs)]);
+}
+
+async function dispatchLoop(signal: AbortSignal, tickMs: number): Promise<void> {
   while (!signal.aborted) {
     let wait = tickMs;
     try {
       wait = Math.min(tickMs, await dispatchDue());
-      if (Date.now() - lastAutoReplay >= 1000) {
-        lastAutoReplay = Date.now();
-        await autoReplayReady();
-      }
     } catch (err) {
       log.error({ err }, "operations dispatcher: a round failed; retrying");
-      wait = Math.max(wait, 1000);
+      wait = 1000;
     }
     if (wait > 0) await sleep(wait, signal);
+  }
+}
+
+async function autoReplayLoop(signal: AbortSignal, everyMs: number): Promise<void> {
+  while (!signal.aborted) {
+    try {
+      await autoReplayReady();
+    } catch (err) {
+      log.error({ err }, "automatic replay of ready records failed; retrying");
+    }
+    await sleep(everyMs, signal);
   }
 }

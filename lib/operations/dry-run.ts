@@ -197,22 +197,31 @@ async function loadState(tx: Prisma.TransactionClient, rows: DryRunRow[], sim: S
   }
 }
 
+/** The verdicts of a dry run, in position order, to save with its counts. */
+export interface DryRunResult {
+  counts: Partial<Record<Verdict, number>>;
+  positions: number[];
+  verdicts: string[];
+  details: (string | null)[];
+}
+
 /**
  * The dry run of an operation's records not yet dispatched: what `decide` would say for each one
  * if its replay ran now, in dispatch order (so a key's earlier replays count for its later ones).
- * Writes each item's verdict and returns the counts. Reads one snapshot (REPEATABLE READ), so the
- * counts describe one moment.
+ * Reads one snapshot (a read-only REPEATABLE READ transaction, which locks nothing), so the
+ * counts describe one moment; saveDryRun writes the verdicts.
  */
 export async function computeDryRun(
   operationId: string,
   action: OperationAction,
   role: Actor["role"],
-): Promise<Partial<Record<Verdict, number>>> {
+): Promise<DryRunResult> {
   const now = new Date();
-  const counts: Partial<Record<Verdict, number>> = {};
+  const result: DryRunResult = { counts: {}, positions: [], verdicts: [], details: [] };
   const sim: SimulatedState = { lastSequence: new Map(), applied: new Set(), journal: new Map(), inFlight: new Map() };
   await db().$transaction(
     async (tx) => {
+      await tx.$executeRawUnsafe("SET TRANSACTION READ ONLY");
       const [bounds] = await tx.$queryRawUnsafe<{ last: number }[]>(
         `SELECT COALESCE(max(position), 0)::int AS last FROM bulk_operation_items WHERE operation_id = $1::uuid`,
         operationId,
@@ -238,9 +247,6 @@ export async function computeDryRun(
         );
         if (rows.length === 0) continue;
         if (action !== "note") await loadState(tx, rows, sim);
-        const positions: number[] = [];
-        const verdicts: string[] = [];
-        const details: (string | null)[] = [];
         for (const row of rows) {
           if (row.item_state === "dispatched") {
             simulateDispatched(row, sim, now);
@@ -252,31 +258,38 @@ export async function computeDryRun(
               : action === "cancel"
                 ? judgeCancel(row, role, sim)
                 : ({ verdict: "would-note", detail: null } as ItemVerdict);
-          counts[judged.verdict] = (counts[judged.verdict] ?? 0) + 1;
-          positions.push(row.position);
-          verdicts.push(judged.verdict);
-          details.push(judged.detail === null ? null : judged.detail.slice(0, 500));
+          result.counts[judged.verdict] = (result.counts[judged.verdict] ?? 0) + 1;
+          result.positions.push(row.position);
+          result.verdicts.push(judged.verdict);
+          result.details.push(judged.detail === null ? null : judged.detail.slice(0, 500));
         }
-        await tx.$executeRawUnsafe(
-          `UPDATE bulk_operation_items i SET verdict = v.verdict, verdict_detail = v.detail
-             FROM unnest($2::int[], $3::text[], $4::text[]) AS v(position, verdict, detail)
-            WHERE i.operation_id = $1::uuid AND i.position = v.position`,
-          operationId,
-          positions,
-          verdicts,
-          details,
-        );
       }
     },
     { timeout: 300_000, isolationLevel: "RepeatableRead" },
   );
-  // Items no longer pending keep no stale verdict from an earlier dry run. Outside the snapshot:
-  // while an operation waits for its canary or is paused, its replays' outcomes still change
-  // those items, and a REPEATABLE READ update of a row changed since would fail (40001).
-  await db().$executeRawUnsafe(
+  return result;
+}
+
+/**
+ * Writes a dry run's verdicts on the items still pending, and clears those of the rest (an
+ * earlier dry run's). In the caller's transaction, which holds the operation's row lock: nothing
+ * is dispatched meanwhile, so the verdicts land on the records they were judged for.
+ */
+export async function saveDryRun(tx: Prisma.TransactionClient, operationId: string, result: DryRunResult) {
+  await tx.$executeRawUnsafe(
     `UPDATE bulk_operation_items SET verdict = NULL, verdict_detail = NULL
       WHERE operation_id = $1::uuid AND state <> 'pending' AND verdict IS NOT NULL`,
     operationId,
   );
-  return counts;
+  for (let i = 0; i < result.positions.length; i += CHUNK) {
+    await tx.$executeRawUnsafe(
+      `UPDATE bulk_operation_items i SET verdict = v.verdict, verdict_detail = v.detail
+         FROM unnest($2::int[], $3::text[], $4::text[]) AS v(position, verdict, detail)
+        WHERE i.operation_id = $1::uuid AND i.position = v.position AND i.state = 'pending'`,
+      operationId,
+      result.positions.slice(i, i + CHUNK),
+      result.verdicts.slice(i, i + CHUNK),
+      result.details.slice(i, i + CHUNK),
+    );
+  }
 }

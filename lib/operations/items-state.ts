@@ -20,6 +20,14 @@ export async function markOperationItems(
   detail: string,
 ): Promise<DecisionEntry[]> {
   if (replayIds.length === 0) return [];
+  // The operations' rows first, as a replay's outcome takes them (record, then operation): two
+  // last items ending at once then see each other, and one of them completes the operation.
+  await tx.$executeRawUnsafe(
+    `SELECT 1 FROM bulk_operations
+      WHERE id IN (SELECT operation_id FROM bulk_operation_items WHERE replay_id = ANY($1::uuid[]))
+      ORDER BY id FOR UPDATE`,
+    replayIds,
+  );
   const ended = await tx.$queryRawUnsafe<{ operation_id: string }[]>(
     `UPDATE bulk_operation_items SET state = $2::"OperationItemState", detail = $3, updated_at = now()
       WHERE replay_id = ANY($1::uuid[]) AND state = 'dispatched'

@@ -7,7 +7,8 @@ import { getOperation } from "./view";
 /** An operation id from the path; anything else names no operation (404, not a database error). */
 export function operationIdOf(params: { operationId: string }): string {
   if (!isUuid(params.operationId)) throw new ApiError(404, "not-found", `no operation ${params.operationId}`);
-  return params.operationId;
+  // One spelling everywhere (the decision log's details compare operation ids as text).
+  return params.operationId.toLowerCase();
 }
 
 /** The operation as the caller sees it (its `controls` depend on the caller's role). */

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { runAtSchema } from "@/lib/reviews/action-rules";
+import { messageShapeProblem } from "@/lib/reviews/message-shape";
 import { ACTIVE_STATUSES, listQuerySchema } from "@/lib/reviews/schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_STATES, VERDICTS } from "./types";
 
@@ -8,6 +10,8 @@ export const MAX_SELECTION = 200_000;
 export const MAX_IDS = 10_000;
 export const DEFAULT_RATE = 50;
 export const MAX_RATE = 1000;
+/** One record every 100 s: slower would look like a stuck operation. */
+export const MIN_RATE = 0.01;
 export const DEFAULT_AUTO_PAUSE = { threshold: 0.2, minOutcomes: 20 } as const;
 
 /** The records of a cause in the grouped view: the statuses its count counts. */
@@ -29,17 +33,27 @@ const filterSchema = listQuerySchema
   .strict()
   .refine((f) => Object.values(f).some((v) => v !== undefined), "at least one filter is required");
 
-export const selectionSchema = z.discriminatedUnion("type", [
-  z.object({
-    type: z.literal("ids"),
-    ids: z.array(uuid).min(1, "at least one id").max(MAX_IDS, `at most ${MAX_IDS} ids`),
-  }),
-  z.object({ type: z.literal("filter"), filter: filterSchema }),
-  z.object({
-    type: z.literal("group"),
-    group: z.object({ kind: groupText.nullable(), reason: groupText, errorClass: groupText.nullable() }),
-  }),
-]);
+/** Strings PostgreSQL's jsonb cannot store (an unpaired surrogate) are a 400, not a 500. */
+function storable<T>(schema: z.ZodType<T>) {
+  return schema.superRefine((value, ctx) => {
+    const problem = messageShapeProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+}
+
+export const selectionSchema = storable(
+  z.discriminatedUnion("type", [
+    z.object({
+      type: z.literal("ids"),
+      ids: z.array(uuid).min(1, "at least one id").max(MAX_IDS, `at most ${MAX_IDS} ids`),
+    }),
+    z.object({ type: z.literal("filter"), filter: filterSchema }),
+    z.object({
+      type: z.literal("group"),
+      group: z.object({ kind: groupText.nullable(), reason: groupText, errorClass: groupText.nullable() }),
+    }),
+  ]),
+);
 export type SelectionInput = z.infer<typeof selectionSchema>;
 
 const autoPauseSchema = z
@@ -51,8 +65,8 @@ export const createOperationSchema = z
     action: z.enum(OPERATION_ACTIONS),
     reason,
     selection: selectionSchema,
-    runAt: z.iso.datetime({ offset: true }).optional(),
-    ratePerSecond: z.number().gt(0).max(MAX_RATE).optional(),
+    runAt: runAtSchema.optional(),
+    ratePerSecond: z.number().min(MIN_RATE, `must be at least ${MIN_RATE}`).max(MAX_RATE).optional(),
     canarySize: z.int().min(0).max(MAX_SELECTION).optional(),
     autoPause: autoPauseSchema.nullable().optional(),
   })

@@ -176,7 +176,7 @@ export async function listOperationItems(
   const where = ["i.operation_id = $1::uuid"];
   if (query.state) where.push(`i.state = $${params.push(query.state)}::"OperationItemState"`);
   if (query.verdict) where.push(`i.verdict = $${params.push(query.verdict)}`);
-  if (query.cursor) where.push(`i.position > $${params.push(Number(itemCursor.decode(query.cursor)))}`);
+  if (query.cursor) where.push(`i.position > $${params.push(itemCursor.decode(query.cursor))}::bigint`);
   params.push(limit + 1);
   const rows = await db().$queryRawUnsafe<ItemRow[]>(
     `SELECT i.position, i.review_id::text, i.state::text, i.verdict, i.verdict_detail, i.replay_id::text, i.detail,

@@ -103,6 +103,15 @@ const reason = z
   .max(2000)
   .refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
 
+/**
+ * When a replay runs: an ISO date-time with a zone, in years PostgreSQL and a person can mean
+ * (year 0000 passes the ISO check but is out of PostgreSQL's range: a 400, not a 500).
+ */
+export const runAtSchema = z.iso.datetime({ offset: true }).refine((s) => {
+  const year = new Date(s).getUTCFullYear();
+  return year >= 2000 && year <= 9999;
+}, "must be between the years 2000 and 9999");
+
 /** The body of POST /api/v1/reviews/{id}/actions. */
 export const actionRequestSchema = z
   .object({
@@ -112,7 +121,7 @@ export const actionRequestSchema = z
     checkDone: z.boolean().optional(),
     payload: z.record(z.string(), z.unknown()).optional(),
     envelope: z.record(z.string(), z.unknown()).optional(),
-    runAt: z.iso.datetime({ offset: true }).optional(),
+    runAt: runAtSchema.optional(),
     providerRef: z.string().trim().min(1).max(500).optional(),
   })
   .superRefine((body, ctx) => {

@@ -44,6 +44,7 @@ export async function getReview(id: string) {
   const ready =
     record.status === "open" &&
     record.category === "sequence_gap" &&
+    record.reason === "sequence-gap" &&
     record.sequenceKey !== null &&
     record.sequence !== null &&
     sequence !== null &&

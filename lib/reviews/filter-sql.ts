@@ -12,10 +12,12 @@ function escapeLike(text: string): string {
  * SQL: the record `alias` (a review_records row) is ready. It joins sequence_state on the key
  * (a key without a state row has applied nothing, so its gap records are not ready). In a WHERE
  * clause the literal status and category let the planner use the partial index
- * `review_records_open_gaps`. The list's `ready` column computes the same rule with a join.
+ * `review_records_open_gaps`. The list's `ready` column computes the same rule with a join. The
+ * reason too: a replay held again for another reason (an unknown effect) reopens its record with
+ * the new reason first and its new category a moment later, and must not look ready meanwhile.
  */
 export function readyCondition(alias: string): string {
-  return `(${alias}.status = 'open' AND ${alias}.category = 'sequence-gap'
+  return `(${alias}.status = 'open' AND ${alias}.category = 'sequence-gap' AND ${alias}.reason = 'sequence-gap'
     AND ${alias}.sequence_key IS NOT NULL AND ${alias}.sequence IS NOT NULL
     AND EXISTS (SELECT 1 FROM sequence_state ss
                  WHERE ss.sequence_key = ${alias}.sequence_key AND ss.last_sequence >= ${alias}.sequence - 1))`;

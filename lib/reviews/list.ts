@@ -75,7 +75,8 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
       page.reason, page.kind, page.message_id, page.effect_key, page.sequence_key, page.sequence, page.attempts,
       page.required_check, page.version, page.first_seen_at, page.last_seen_at, page.error_class,
       left(page.last_error, ${LIST_LAST_ERROR_CHARS}) AS last_error,
-      COALESCE(page.status = 'open' AND page.category = 'sequence-gap' AND page.sequence IS NOT NULL
+      COALESCE(page.status = 'open' AND page.category = 'sequence-gap' AND page.reason = 'sequence-gap'
+        AND page.sequence IS NOT NULL
         AND key_state.last_sequence >= page.sequence - 1, false) AS ready
     FROM (SELECT seq, id, status, category, reason, kind, message_id, effect_key, sequence_key, sequence, attempts,
                  required_check, version, first_seen_at, last_seen_at, error_class, last_error

@@ -149,6 +149,10 @@ describe("ready records", () => {
     const scheduled = await record({ kind, sequenceKey: key("d"), sequence: 2 });
     const passed = await record({ kind, sequenceKey: key("e"), sequence: 2 }); // last is beyond it
     const oneMissing = await record({ kind, sequenceKey: key("f"), sequence: 5 }); // 4 still missing
+    // Held again for another reason: reopened with it, its category not updated yet.
+    const reasonMoved = await record({ kind, sequenceKey: key("g"), sequence: 2 });
+    await setLast(key("g"), 1);
+    await sql(`UPDATE review_records SET reason = 'effect-result-unknown' WHERE id = $1`, [reasonMoved]);
     await setLast(key("a"), 6);
     await setLast(key("c"), 5);
     await setLast(key("d"), 1);
@@ -166,6 +170,7 @@ describe("ready records", () => {
       [scheduled]: false,
       [passed]: true,
       [oneMissing]: false,
+      [reasonMoved]: false,
     });
     for (const [id, expected] of Object.entries(readyById)) expect((await detailOf(id)).ready, id).toBe(expected);
   });

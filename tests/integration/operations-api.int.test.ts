@@ -189,6 +189,11 @@ describe("POST /api/v1/operations", () => {
       [{ ...ok, runAt: "tomorrow" }, "runAt"],
       [{ ...ok, action: "note", runAt: new Date().toISOString() }, "runAt"],
       [{ ...ok, surprise: true }, ""],
+      // What PostgreSQL would refuse (a 500 unless caught): a lone surrogate in jsonb, year 0000.
+      [{ ...ok, selection: { type: "group", group: { kind: null, reason: "\ud800", errorClass: null } } }, "selection"],
+      [{ ...ok, selection: { type: "filter", filter: { reason: "x\udc00" } } }, "selection"],
+      [{ ...ok, runAt: "0000-06-01T00:00:00Z" }, "runAt"],
+      [{ ...ok, ratePerSecond: 1e-9 }, "ratePerSecond"],
       // Past the selection's size: known only once it is frozen.
       [{ ...ok, canarySize: 2 }, "canarySize"],
     ];
@@ -528,6 +533,25 @@ describe("controls", () => {
     const bad = await call(listRoute, { token, path: "/api/v1/operations?state=sleeping" });
     expect(bad.status).toBe(400);
     expect(bad.body.error.issues[0].path).toBe("state");
+  });
+
+  it("an item cursor past any position answers an empty page, and an id in capitals names the same operation", async () => {
+    const [id] = await reportGaps([envelope(KIND, `inv-${newTag()}`, 2)], `case-${newTag()}`);
+    const op = (await api.create({ action: "note", reason: "case", selection: { type: "ids", ids: [id] } })).body.id;
+    const huge = Buffer.from("i:9223372036854775807").toString("base64url");
+    const far = await api.items(op, `cursor=${huge}`);
+    expect(far.status, JSON.stringify(far.body)).toBe(200);
+    expect(far.body.items).toEqual([]);
+    const upper = op.toUpperCase();
+    const aborted = await api.control("abort", upper, "spelled in capitals");
+    expect(aborted.status).toBe(200);
+    const entries = (await api.log(op)).body.items.map((e: { action: string }) => e.action);
+    expect(entries).toContain("operation.aborted");
+    const viaAudit = await call((await import("@/app/api/v1/audit/route")).GET, {
+      token: await api.token("auditor"),
+      path: `/api/v1/audit?operationId=${upper}&action=operation.aborted`,
+    });
+    expect(viaAudit.body.items).toHaveLength(1);
   });
 });
 

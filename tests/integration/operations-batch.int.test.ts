@@ -7,7 +7,7 @@
 import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
 import { db } from "@/lib/db/client";
-import { noteBatch, replayBatch } from "@/lib/operations/batch-actions";
+import { appendBatchEntries, noteBatch, replayBatch } from "@/lib/operations/batch-actions";
 import { createOperation } from "@/lib/operations/create";
 import { performAction } from "@/lib/reviews/actions/perform-action";
 import { setupTestDatabase, withClient } from "../support/database";
@@ -72,9 +72,17 @@ describe("batched actions write what the single action writes", () => {
       { operationId },
     );
     expect(single).toMatchObject({ ok: true });
-    const batch = await db().$transaction((tx) =>
-      replayBatch(tx, operationId, [{ position: 2, review_id: ids[1], frozen_version: 1 }], owner, "twins"),
-    );
+    const batch = await db().$transaction(async (tx) => {
+      const out = await replayBatch(
+        tx,
+        operationId,
+        [{ position: 2, review_id: ids[1], frozen_version: 1 }],
+        owner,
+        "twins",
+      );
+      await appendBatchEntries(tx, out.entries, owner, "twins");
+      return out.results;
+    });
     expect(batch).toEqual([{ position: 2, ok: true, replayId: expect.any(String) }]);
     const [a, b] = [await written(ids[0], "replay"), await written(ids[1], "replay")];
     expect(a.history).toBeDefined();
@@ -88,9 +96,16 @@ describe("batched actions write what the single action writes", () => {
     expect(
       await performAction(ids[0], { action: "note", expectedVersion: 1, reason: "twins" }, support, { operationId }),
     ).toMatchObject({ ok: true });
-    await db().$transaction((tx) =>
-      noteBatch(tx, operationId, [{ position: 2, review_id: ids[1], frozen_version: 1 }], support, "twins"),
-    );
+    await db().$transaction(async (tx) => {
+      const out = await noteBatch(
+        tx,
+        operationId,
+        [{ position: 2, review_id: ids[1], frozen_version: 1 }],
+        support,
+        "twins",
+      );
+      await appendBatchEntries(tx, out.entries, support, "twins");
+    });
     const [a, b] = [await written(ids[0], "note"), await written(ids[1], "note")];
     expect(a.history).toBeDefined();
     // The single action records whether the check was confirmed; a bulk note confirms it.
@@ -102,7 +117,7 @@ describe("batched actions write what the single action writes", () => {
     const { ids, operationId } = await twins();
     await sql(`UPDATE review_records SET version = 5 WHERE id = $1`, [ids[0]]);
     await sql(`UPDATE review_records SET status = 'resolved' WHERE id = $1`, [ids[1]]);
-    const results = await db().$transaction((tx) =>
+    const { results } = await db().$transaction((tx) =>
       replayBatch(
         tx,
         operationId,
@@ -121,7 +136,8 @@ describe("batched actions write what the single action writes", () => {
     const asSupport = await db().$transaction((tx) =>
       replayBatch(tx, operationId, [{ position: 2, review_id: ids[1], frozen_version: 1 }], support, "twins"),
     );
-    expect(asSupport).toEqual([{ position: 2, ok: false, detail: "forbidden: role support may not replay" }]);
+    expect(asSupport.entries).toEqual([]);
+    expect(asSupport.results).toEqual([{ position: 2, ok: false, detail: "forbidden: role support may not replay" }]);
     expect(await sql(`SELECT 1 FROM replays WHERE review_id = ANY($1::uuid[])`, [ids])).toEqual([]);
     expect(
       await sql(`SELECT 1 FROM decision_log WHERE action = 'review.replay' AND review_id = ANY($1::uuid[])`, [ids]),

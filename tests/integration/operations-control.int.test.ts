@@ -438,8 +438,10 @@ describe.skipIf(!redisUp)("operation controls", () => {
     await api.control("pause", id, "look again");
     const [pending] = await api.allItems(id, "state=pending&limit=1");
     await withClient(consumerTest.database.current.url, async (other) => {
-      // What a resume and the dispatcher's next step write, committed while the dry run runs.
+      // What a resume and the dispatcher's next step write (the operation's row first, as they
+      // do), committed while the dry run runs.
       await other.query("BEGIN");
+      await other.query(`UPDATE bulk_operations SET state = 'running' WHERE id = $1`, [id]);
       await other.query(
         `UPDATE bulk_operation_items SET state = 'skipped', detail = 'test', updated_at = now()
           WHERE operation_id = $1 AND position = $2`,
@@ -447,7 +449,6 @@ describe.skipIf(!redisUp)("operation controls", () => {
       );
       const dry = api.dryRun(id);
       await new Promise((r) => setTimeout(r, 300));
-      await other.query(`UPDATE bulk_operations SET state = 'running' WHERE id = $1`, [id]);
       await other.query("COMMIT");
       const res = await dry;
       expect(res.status, JSON.stringify(res.body)).toBe(409);
