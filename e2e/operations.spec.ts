@@ -329,3 +329,60 @@ test("an owner turns automatic replay of ready records on for a kind, with a rea
   await expect(off).toBeHidden();
   await expect(setting).toHaveText("off");
 });
+
+test("an operation whose replays end held again pauses itself, and the page says why", async ({
+  page,
+  loginAs,
+  report,
+  replayOutcomes,
+}) => {
+  const tag = uniqueTag();
+  const reason = `held-${tag}`;
+  const ids: string[] = [];
+  for (let i = 0; i < 6; i += 1) {
+    ids.push(
+      await report({
+        category: "manual-review",
+        reason,
+        requiredCheck: `replay reminder ${tag}-${i}`,
+        source: redisSource(`${tag}${i}`),
+        message: invoiceReminder(`${tag}-${i}`),
+      }),
+    );
+  }
+  await loginAs("owner");
+  await page.goto("/operations");
+  const create = await page.request.post("/api/v1/operations", {
+    data: {
+      action: "replay",
+      reason: "Replay after the outage; stop if they keep failing.",
+      selection: { type: "filter", filter: { reason } },
+      ratePerSecond: 2,
+      autoPause: { threshold: 0.5, minOutcomes: 2 },
+    },
+    headers: { origin: new URL(page.url()).origin },
+  });
+  expect(create.status(), await create.text()).toBe(201);
+  const { id } = (await create.json()) as { id: string };
+  await page.goto(`/operations/${id}`);
+  await controls(page).getByRole("button", { name: "Dry run", exact: true }).click();
+  await controls(page).getByRole("button", { name: "Confirm and start…" }).click();
+  const confirm = page.getByRole("dialog", { name: "Confirm and start" });
+  await confirm.getByRole("checkbox", { name: "I reviewed these numbers" }).check();
+  await confirm.getByRole("button", { name: "Confirm and start", exact: true }).click();
+
+  // The first two replays a consumer runs end held again: past 50% of at least 2 outcomes.
+  await expect
+    .poll(async () => (await readOperation(page, id)).progress.dispatched, { timeout: 15_000 })
+    .toBeGreaterThanOrEqual(2);
+  await replayOutcomes(ids.slice(0, 2), "routed");
+  await expect(stateOf(page)).toContainText("paused", { timeout: 15_000 });
+  await expect(page.getByRole("note", { name: "Paused" })).toContainText(/auto-pause: 2 of 2 replays ended held again/);
+  const paused = await readOperation(page, id);
+  expect(paused.pauseReason).toMatch(/^auto-pause: 2 of 2 /);
+  // Nothing more goes out while it is paused.
+  const dispatched = paused.progress.dispatched;
+  await page.waitForTimeout(1500);
+  expect((await readOperation(page, id)).progress.dispatched).toBe(dispatched);
+  await expect(controls(page).getByRole("button", { name: "Resume…" })).toBeVisible();
+});
