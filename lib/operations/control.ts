@@ -18,7 +18,6 @@ interface LockedOperation {
   version: number;
   dispatched: number;
   dry_run: { at: string; counts: Record<string, number> } | null;
-  canary_passed: boolean;
 }
 
 /** The states each control may start from (docs/operations.md, "The life of an operation"). */
@@ -32,7 +31,7 @@ export const CONTROL_FROM: Record<"dry-run" | "confirm" | "pause" | "resume" | "
 
 async function lockOperation(tx: Tx, id: string, actor: Actor): Promise<LockedOperation> {
   const rows = await tx.$queryRawUnsafe<LockedOperation[]>(
-    `SELECT id::text, action::text, state::text, version, dispatched, dry_run, canary_passed
+    `SELECT id::text, action::text, state::text, version, dispatched, dry_run
        FROM bulk_operations WHERE id = $1::uuid FOR UPDATE`,
     id,
   );

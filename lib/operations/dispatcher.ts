@@ -53,9 +53,8 @@ function burstCap(rate: number): number {
  * lock: checks the state, the start time, the canary and the rate, takes as many pending items
  * in position order as the rate allows now (at most MAX_BATCH) and acts on each record as the
  * single-record action would (same rules, its version as frozen, its own decision-log entry),
- * then counts them. The item's new
- * state commits with the action, so a restart never acts on a record twice, and concurrent
- * dispatchers (several console processes) take turns on the lock.
+ * then counts them. The items' new states commit with the actions, so a restart never acts on a
+ * record twice, and concurrent dispatchers (several console processes) take turns on the lock.
  */
 export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): Promise<StepResult> {
   return db().$transaction(
