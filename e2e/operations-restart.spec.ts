@@ -1,10 +1,9 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
-import pg from "pg";
 import { hashToken, newToken } from "../lib/auth/tokens";
 import { migrate } from "../lib/db/migrate";
 import { resolveTestServer } from "../lib/db/test-server";
-import { type RunningServer, startServer, stopServer } from "./fixtures";
+import { type RunningServer, startServer, stopServer, withAdmin } from "./fixtures";
 
 // A console killed (SIGKILL) in the middle of a bulk replay and started again on the same
 // database: the dispatcher in the new process resumes where the old one stopped, and no record
@@ -14,16 +13,6 @@ const test = base;
 const RECORDS = 60;
 const RATE = 10;
 
-async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 test("a console restarted mid-operation resumes it and dispatches nothing twice", async ({ request }) => {
   test.setTimeout(180_000);
   const pgServer = await resolveTestServer();
@@ -32,8 +21,8 @@ test("a console restarted mid-operation resumes it and dispatches nothing twice"
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
-    withClient(databaseUrl, async (c) => (await c.query(text, params)).rows as T[]);
-  await withClient(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+    withAdmin(databaseUrl, async (c) => (await c.query(text, params)).rows as T[]);
+  await withAdmin(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const secret = randomBytes(32).toString("base64url");
   let server: RunningServer | undefined;
   try {
@@ -131,7 +120,7 @@ test("a console restarted mid-operation resumes it and dispatches nothing twice"
     expect(await view.json()).toMatchObject({ state: "running", progress: { dispatched: RECORDS } });
   } finally {
     if (server) await stopServer(server.child);
-    await withClient(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await withAdmin(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     await pgServer.stop();
   }
 });

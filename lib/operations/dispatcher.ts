@@ -35,8 +35,6 @@ interface DueOperation {
   starts_in: number;
 }
 
-type PendingItem = BatchItem;
-
 /** Records acted on in one transaction at most (replays and notes; a cancel goes alone). */
 export const MAX_BATCH = 200;
 
@@ -96,7 +94,7 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
         1,
         Math.min(allowed - windowDispatched, op.action === "cancel" ? 1 : maxItems, canaryLeft),
       );
-      const items = await tx.$queryRawUnsafe<PendingItem[]>(
+      const items = await tx.$queryRawUnsafe<BatchItem[]>(
         `SELECT position, review_id::text, frozen_version FROM bulk_operation_items
           WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT $2
           FOR UPDATE`,
@@ -151,7 +149,7 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
  * appends its own entry (the rows written after it are locked by this transaction already: the
  * operation's row and the item's, so nothing waits while the chain's head is held).
  */
-async function actOnItems(tx: Tx, op: DueOperation, items: PendingItem[], actor: Actor): Promise<BatchOutcome> {
+async function actOnItems(tx: Tx, op: DueOperation, items: BatchItem[], actor: Actor): Promise<BatchOutcome> {
   if (op.action === "replay") return replayBatch(tx, op.id, items, actor, op.reason);
   if (op.action === "note") return noteBatch(tx, op.id, items, actor, op.reason);
   const results: BatchResult[] = [];
@@ -188,7 +186,7 @@ async function stopForCanary(tx: Tx, op: DueOperation, entries: DecisionEntry[])
  * The record's action, as its single-record endpoint takes it, inside a savepoint: a refusal
  * found after the action began writing rolls back only this record.
  */
-async function actOnRecord(tx: Tx, op: DueOperation, item: PendingItem, actor: Actor): Promise<ActionOutcome> {
+async function actOnRecord(tx: Tx, op: DueOperation, item: BatchItem, actor: Actor): Promise<ActionOutcome> {
   await tx.$executeRawUnsafe("SAVEPOINT operation_item");
   try {
     const outcome = await performActionInTx(

@@ -1,7 +1,8 @@
 import { z } from "zod";
-import { runAtSchema } from "@/lib/reviews/action-rules";
+import { reasonSchema, runAtSchema } from "@/lib/reviews/action-rules";
+import { isUuid } from "@/lib/reviews/ids";
 import { messageShapeProblem } from "@/lib/reviews/message-shape";
-import { ACTIVE_STATUSES, listQuerySchema } from "@/lib/reviews/schema";
+import { ACTIVE_STATUSES, listQuerySchema, requiredText } from "@/lib/reviews/schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_STATES, VERDICTS } from "./types";
 
 // Isomorphic: the bodies and queries of /api/v1/operations (docs/operations.md).
@@ -17,15 +18,8 @@ export const DEFAULT_AUTO_PAUSE = { threshold: 0.2, minOutcomes: 20 } as const;
 /** The records of a cause in the grouped view: the statuses its count counts. */
 export const GROUP_STATUSES = ACTIVE_STATUSES;
 
-const noNul = (s: string) => !s.includes("\u0000");
-const reason = z
-  .string()
-  .trim()
-  .min(1, "a reason is required")
-  .max(2000)
-  .refine(noNul, "must not contain NUL characters");
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a record id");
-const groupText = z.string().trim().min(1).max(500).refine(noNul, "must not contain NUL characters");
+const uuid = z.string().refine(isUuid, "must be a record id");
+const groupText = requiredText(500);
 
 /** The list's filters, as the list's query strings; at least one. */
 const filterSchema = listQuerySchema
@@ -63,7 +57,7 @@ const autoPauseSchema = z
 export const createOperationSchema = z
   .object({
     action: z.enum(OPERATION_ACTIONS),
-    reason,
+    reason: reasonSchema,
     selection: selectionSchema,
     runAt: runAtSchema.optional(),
     ratePerSecond: z.number().min(MIN_RATE, `must be at least ${MIN_RATE}`).max(MAX_RATE).optional(),
@@ -87,21 +81,19 @@ export const confirmSchema = z
   .strict();
 export type ConfirmRequest = z.infer<typeof confirmSchema>;
 
-export const controlSchema = z.object({ reason }).strict();
+export const controlSchema = z.object({ reason: reasonSchema }).strict();
 export type ControlRequest = z.infer<typeof controlSchema>;
 
 /** Resume may change auto-pause (or turn it off with null); it judges the outcomes from here on. */
-export const resumeSchema = z.object({ reason, autoPause: autoPauseSchema.nullable().optional() }).strict();
+export const resumeSchema = z
+  .object({ reason: reasonSchema, autoPause: autoPauseSchema.nullable().optional() })
+  .strict();
 export type ResumeRequest = z.infer<typeof resumeSchema>;
 
 export const emptyBodySchema = z.object({}).strict();
 
-const limit = z
-  .string()
-  .regex(/^\d+$/, "must be a whole number")
-  .transform(Number)
-  .pipe(z.int().min(1).max(500))
-  .optional();
+/** The list's page size: 1..500, a whole number in the query string. */
+const limit = listQuerySchema.shape.limit;
 
 export const operationListQuerySchema = z.object({
   state: z.enum(OPERATION_STATES).optional(),

@@ -120,6 +120,12 @@ export async function getOperation(id: string, role: Role): Promise<OperationVie
   return toView(row, (await countsByState([id])).get(id) ?? {}, role);
 }
 
+/** Whether the operation exists (for a 404 before listing its items or entries; no counts). */
+export async function operationExists(id: string): Promise<boolean> {
+  const rows = await db().$queryRawUnsafe<unknown[]>(`SELECT 1 FROM bulk_operations WHERE id = $1::uuid`, id);
+  return rows.length > 0;
+}
+
 /** Newest first, keyset over `seq`. */
 export async function listOperations(
   query: OperationListQuery,

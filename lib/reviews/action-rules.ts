@@ -96,8 +96,9 @@ export function needsCheckConfirmation(action: ActionName): boolean {
   return action !== "note";
 }
 
-const reason = z
-  .string()
+/** Why a person decided: every action, and every bulk operation and its controls, need one. */
+export const reasonSchema = z
+  .string({ error: "a reason is required" })
   .trim()
   .min(1, "a reason is required")
   .max(2000)
@@ -117,7 +118,7 @@ export const actionRequestSchema = z
   .object({
     action: z.enum(ACTION_NAMES),
     expectedVersion: z.int().min(1),
-    reason,
+    reason: reasonSchema,
     checkDone: z.boolean().optional(),
     payload: z.record(z.string(), z.unknown()).optional(),
     envelope: z.record(z.string(), z.unknown()).optional(),

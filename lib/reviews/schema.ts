@@ -15,11 +15,12 @@ export const MAX_BATCH = 500;
 // PostgreSQL text cannot hold NUL; refusing it here keeps it a 400 instead of a database error.
 const noNul = (s: string) => !s.includes("\u0000");
 const plain = (max: number) => z.string().max(max).refine(noNul, "must not contain NUL characters");
-const text = (max: number) =>
+/** A required string: trimmed, not empty, at most `max` characters, storable in a text column. */
+export const requiredText = (max: number) =>
   z.string().trim().min(1, "must not be empty").max(max).refine(noNul, "must not contain NUL characters");
 
 export const sourceSchema = z.object({
-  transport: text(100),
+  transport: requiredText(100),
   queue: plain(500).optional(),
   consumer: plain(200).optional(),
   transportId: plain(500).optional(),
@@ -27,8 +28,8 @@ export const sourceSchema = z.object({
 
 export const reportSchema = z.object({
   category: z.enum(REVIEW_CATEGORIES),
-  reason: text(200),
-  requiredCheck: text(2000),
+  reason: requiredText(200),
+  requiredCheck: requiredText(2000),
   attempts: z.int().min(0).max(1_000_000),
   lastError: plain(20_000).optional(),
   source: sourceSchema.optional(),
@@ -62,7 +63,7 @@ function listOf<const T extends readonly [string, ...string[]]>(values: T) {
     .pipe(z.array(z.enum(values)).min(1).max(values.length));
 }
 
-const filterText = text(500);
+const filterText = requiredText(500);
 
 /**
  * `errorClass=(none)` selects records without an error class (no last error, or one that does not

@@ -2,17 +2,13 @@ import { z } from "zod";
 import { ApiError } from "@/lib/http/errors";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { setAutoReplay } from "@/lib/operations/auto-replay";
+import { reasonSchema } from "@/lib/reviews/action-rules";
 
 const noNul = (s: string) => !s.includes("\u0000");
 
 const bodySchema = z.object({
   enabled: z.boolean({ error: "must be true or false" }),
-  reason: z
-    .string({ error: "a reason is required" })
-    .trim()
-    .min(1, "a reason is required")
-    .max(2000)
-    .refine(noNul, "must not contain NUL characters"),
+  reason: reasonSchema,
 });
 
 function kindParam(raw: string | undefined): string {
