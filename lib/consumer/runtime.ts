@@ -178,7 +178,7 @@ export class ConsumerRuntime {
           // Started past its lease: the worker is gone; the journal says so from now on.
           await tx.commitUnknown(envelope.effectKey);
         } else {
-          await tx.commit();
+          await tx.commitRead();
         }
         step = early;
       } else {

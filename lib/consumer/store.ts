@@ -1,46 +1,26 @@
-import pg from "pg";
+import type pg from "pg";
 import type { DecisionState, JournalState } from "@/lib/contract/decide";
 import type { Envelope } from "@/lib/contract/envelope";
-import { inlineParameters } from "./sql-inline";
+import {
+  commitPipelined,
+  consumerPool,
+  discard,
+  queryConfig,
+  handlerStatement,
+  inTransaction,
+  pipeline,
+  PipelineError,
+  type Statement,
+} from "./pipeline";
 import type { ConsumerTx } from "./types";
 
 // The runtime's SQL. Every decision about a key runs in a transaction that holds the key's
 // sequence_state row lock, so two workers, or a worker and the console, see one order of changes
-// per sequenceKey. It runs on a node-postgres pool of its own, and sends each step as one
-// multi-statement query (BEGIN and the lock and the reads; the bookkeeping and COMMIT): a message
-// costs three round trips to the database, not one per statement (docs/decisions/0007).
+// per sequenceKey. Each step is one pipelined round trip of parameterized statements (BEGIN and
+// the lock and the reads; the bookkeeping, the handler's queued writes and COMMIT), and every
+// commit is proven before anything is acknowledged (./pipeline.ts, docs/decisions/0009).
 
-const globalForPool = globalThis as unknown as { reviewConsoleConsumerPool?: pg.Pool };
-
-/** The runtime's connections to DATABASE_URL, created on first use. */
-export function consumerPool(): pg.Pool {
-  if (!globalForPool.reviewConsoleConsumerPool) {
-    const connectionString = process.env.DATABASE_URL;
-    if (!connectionString) throw new Error("DATABASE_URL is not set");
-    const pool = new pg.Pool({ connectionString, max: Number(process.env.DB_POOL_SIZE ?? 10) });
-    // An idle connection that breaks (a server restart) is replaced by the pool; the error must
-    // not end the process.
-    pool.on("error", () => {});
-    globalForPool.reviewConsoleConsumerPool = pool;
-  }
-  return globalForPool.reviewConsoleConsumerPool;
-}
-
-export async function closeConsumerPool(): Promise<void> {
-  const pool = globalForPool.reviewConsoleConsumerPool;
-  globalForPool.reviewConsoleConsumerPool = undefined;
-  await pool?.end();
-}
-
-/** A SQL literal. Strings are escaped by node-postgres' own quoting (E'' when they hold a backslash). */
-function lit(value: string | number | null): string {
-  if (value === null) return "NULL";
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new Error(`not a finite number: ${value}`);
-    return String(value);
-  }
-  return pg.escapeLiteral(value);
-}
+export { closeConsumerPool, consumerPool } from "./pipeline";
 
 const seconds = (ms: number) => ms / 1000;
 
@@ -67,6 +47,8 @@ interface ReadRow {
   o_next_attempt_at: Date | null;
   o_routed_reason: string | null;
   o_now: Date;
+  /** The transaction the lock was taken in: the commit must be this one's. */
+  txid: string;
 }
 
 /** Raised when the journal changed under us (another writer's entry appeared): the decision is re-run. */
@@ -86,28 +68,27 @@ const UNIQUE_VIOLATION = "23505";
 // SQLSTATEs after which the whole transaction can simply run again.
 export const TRANSIENT_STATES = new Set(["40001", "40P01"]);
 
+/** The SQLSTATE of a failure, also of one reported by a pipeline. */
 export function sqlState(error: unknown): string | null {
-  const code = (error as { code?: unknown } | null)?.code;
+  const original = error instanceof PipelineError ? error.original : error;
+  const code = (original as { code?: unknown } | null)?.code;
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
-/** Runs a multi-statement query; node-postgres answers with one result per statement. */
-async function batch(client: pg.PoolClient | pg.Pool, text: string): Promise<pg.QueryResult[]> {
-  const result = (await client.query(text)) as unknown as pg.QueryResult | pg.QueryResult[];
-  return Array.isArray(result) ? result : [result];
-}
+const LOCK_KEY = `SELECT *, pg_current_xact_id()::text AS txid FROM consumer_lock_key($1, $2, $3, $4)`;
 
 /**
- * One message's transaction on one sequenceKey, open from `KeyTransaction.open` until `commit`
+ * One message's transaction on one sequenceKey, open from `KeyTransaction.open` until a commit
  * or `rollback`. Holds the key's row lock the whole time.
  */
 export class KeyTransaction {
   private done = false;
-  private readonly queued: string[] = [];
+  private readonly queued: Statement[] = [];
 
   private constructor(
     private readonly client: pg.PoolClient,
     readonly state: KeyState,
+    private readonly txid: string,
   ) {}
 
   /**
@@ -120,18 +101,20 @@ export class KeyTransaction {
    */
   static async open(envelope: Envelope, consumer: string, attemptKey: string): Promise<KeyTransaction> {
     const client = await consumerPool().connect();
-    const key = lit(envelope.sequenceKey);
     try {
-      const results = await batch(
-        client,
-        `BEGIN; SELECT * FROM consumer_lock_key(${key}, ${lit(envelope.effectKey)}, ${lit(consumer)}, ${lit(attemptKey)})`,
-      );
-      const row = results[1]?.rows[0] as ReadRow | undefined;
+      const [, read] = await pipeline(client, [
+        { text: "BEGIN" },
+        {
+          name: "rc_lock_key",
+          text: LOCK_KEY,
+          values: [envelope.sequenceKey, envelope.effectKey, consumer, attemptKey],
+        },
+      ]);
+      const row = read?.rows[0] as ReadRow | undefined;
       if (!row) throw new Error(`sequence_state row of ${envelope.sequenceKey} vanished under its lock`);
-      return new KeyTransaction(client, toState(row));
+      return new KeyTransaction(client, toState(row), row.txid);
     } catch (error) {
-      await client.query("ROLLBACK").catch(() => {});
-      client.release(sqlState(error) === null ? (error as Error) : undefined);
+      await discard(client, error);
       throw error;
     }
   }
@@ -139,91 +122,118 @@ export class KeyTransaction {
   /** The handle a local handler gets: its statements run in this transaction. */
   handle(): ConsumerTx {
     return {
-      query: async <R extends Record<string, unknown>>(text: string, params?: unknown[]) =>
-        (await this.client.query<R>(text, params)).rows,
+      query: async <R extends Record<string, unknown>>(text: string, params?: unknown[]) => {
+        return (await this.client.query<R>(queryConfig(handlerStatement(text, params)))).rows;
+      },
       queue: (text: string, params?: unknown[]) => {
-        // Inlined now, so a bad parameter fails in the handler, not in the commit.
-        this.queued.push(inlineParameters(text, params));
+        // Checked now, so a bad parameter fails in the handler, not in the commit.
+        this.queued.push(handlerStatement(text, params));
       },
     };
   }
 
-  /** Sends `statements` (may be empty) and COMMIT in one round trip; returns the statements' results. */
-  async commit(statements = ""): Promise<pg.QueryResult[]> {
+  /**
+   * Sends `statements` and COMMIT in one round trip, the commit proven (with `checkTxid`, also
+   * that the last statement, which returns `txid`, ran in this transaction); returns the results.
+   */
+  private async commit(statements: readonly Statement[] = [], checkTxid = false): Promise<pg.QueryResult[]> {
     try {
-      const results = await batch(this.client, statements ? `${statements}; COMMIT` : "COMMIT");
-      this.finish();
+      const results = await commitPipelined(this.client, statements, checkTxid ? this.txid : undefined);
+      this.done = true;
+      this.client.release();
       return results;
     } catch (error) {
-      await this.rollback(error);
+      // Whatever failed, the connection is not handed back: it may still hold the key's lock.
+      this.done = true;
+      await discard(this.client, error);
       throw error;
     }
+  }
+
+  /** Commits the reads alone (the decision changed nothing). */
+  commitRead(): Promise<pg.QueryResult[]> {
+    return this.commit();
   }
 
   async rollback(cause?: unknown): Promise<void> {
     if (this.done) return;
+    this.done = true;
     try {
       await this.client.query("ROLLBACK");
-      this.finish();
+      this.client.release();
     } catch {
       // The connection is gone: destroy it rather than hand it back.
-      this.finish(cause instanceof Error ? cause : new Error("rollback failed"));
+      this.client.release(cause instanceof Error ? cause : new Error("rollback failed"));
     }
   }
 
-  private finish(broken?: Error): void {
-    if (this.done) return;
-    this.done = true;
-    this.client.release(broken);
-  }
-
   /**
-   * The local effect's bookkeeping (consumer_apply_local), then COMMIT, in one round trip: journal
-   * `applied`, sequence advanced, attempts forgotten. An entry that appeared meanwhile aborts the
-   * whole transaction (the handler's change included) as a JournalConflict: never committed unrecorded.
+   * The handler's queued writes, the local effect's bookkeeping (consumer_apply_local), then
+   * COMMIT, in one round trip: journal `applied`, sequence advanced, attempts forgotten. An entry
+   * that appeared meanwhile aborts the whole transaction (the handler's change included) as a
+   * JournalConflict: never committed unrecorded. The bookkeeping goes last, so the transaction id
+   * it reads proves that no handler statement ended the transaction before it.
    */
   async commitLocalApplied(envelope: Envelope, consumer: string, attemptKey: string): Promise<void> {
-    const e = envelopeLiterals(envelope);
     // No attempts row seen under the lock: nothing to forget (one recorded since by a worker on a
     // duplicate would outlive the message harmlessly: a redelivery is suppressed before it is read).
     const attempts = this.state.attempts === null ? null : attemptKey;
-    const statements = [
-      `SELECT consumer_apply_local(${e.effectKey}, ${e.id}, ${e.kind}, ${e.sequenceKey}, ${e.sequence}, ` +
-        `${lit(consumer)}, ${lit(attempts)})`,
-      ...this.queued,
-    ];
+    const bookkeeping: Statement = {
+      name: "rc_apply_local",
+      text: `SELECT consumer_apply_local($1, $2, $3, $4, $5, $6, $7), pg_current_xact_id()::text AS txid`,
+      values: [
+        envelope.effectKey,
+        envelope.id,
+        envelope.kind,
+        envelope.sequenceKey,
+        envelope.sequence,
+        consumer,
+        attempts,
+      ],
+    };
+    const queued = this.queued.length;
     try {
-      await this.commit(statements.join(";\n"));
+      await this.commit([...this.queued, bookkeeping], true);
     } catch (error) {
-      const state = sqlState(error);
-      const where = String((error as { where?: unknown }).where ?? "");
-      if (state === UNIQUE_VIOLATION && where.includes("consumer_apply_local")) {
+      if (!(error instanceof PipelineError)) throw error;
+      // The first failure decides: one of the handler's writes, or the bookkeeping itself.
+      if (error.index < queued) throw new QueuedStatementError(error.original);
+      if (error.index === queued && sqlState(error) === UNIQUE_VIOLATION) {
         throw new JournalConflict(`effect ${envelope.effectKey} is already in the journal`);
       }
-      // The bookkeeping ran first; a statement error after it is one of the handler's queued writes.
-      if (state !== null && this.queued.length > 0 && !where.includes("consumer_apply_local")) {
-        throw new QueuedStatementError(error);
-      }
-      throw error;
+      throw error.original;
     }
   }
 
   /** Journal `started` with a lease, then COMMIT. Throws JournalConflict when an entry exists. */
   async commitStarted(envelope: Envelope, leaseMs: number): Promise<void> {
-    const e = envelopeLiterals(envelope);
-    const [inserted] = await this.commit(
-      `INSERT INTO effect_journal (effect_key, state, message_id, kind, sequence_key, sequence, lease_expires_at)
-       VALUES (${e.effectKey}, 'started', ${e.id}, ${e.kind}, ${e.sequenceKey}, ${e.sequence},
-               clock_timestamp() + make_interval(secs => ${lit(seconds(leaseMs))}))
-       ON CONFLICT (effect_key) DO NOTHING`,
-    );
+    const [inserted] = await this.commit([
+      {
+        text: `INSERT INTO effect_journal (effect_key, state, message_id, kind, sequence_key, sequence, lease_expires_at)
+               VALUES ($1, 'started', $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6::float8))
+               ON CONFLICT (effect_key) DO NOTHING`,
+        values: [
+          envelope.effectKey,
+          envelope.id,
+          envelope.kind,
+          envelope.sequenceKey,
+          envelope.sequence,
+          seconds(leaseMs),
+        ],
+      },
+    ]).catch(unwrapPipeline);
     if (inserted?.rowCount !== 1) throw new JournalConflict(`effect ${envelope.effectKey} is already in the journal`);
   }
 
   /** A started effect past its lease: `unknown` (never re-executed automatically), then COMMIT. */
   async commitUnknown(effectKey: string): Promise<void> {
-    await this.commit(markUnknownSql(effectKey));
+    await this.commit([markUnknownStatement(effectKey)]).catch(unwrapPipeline);
   }
+}
+
+/** The runtime's own statements failed: report the database's error, not the pipeline's wrapper. */
+function unwrapPipeline(error: unknown): never {
+  throw error instanceof PipelineError ? error.original : error;
 }
 
 function toState(row: ReadRow): KeyState {
@@ -249,19 +259,11 @@ function toState(row: ReadRow): KeyState {
   };
 }
 
-function envelopeLiterals(envelope: Envelope) {
-  return {
-    effectKey: lit(envelope.effectKey),
-    id: lit(envelope.id),
-    kind: lit(envelope.kind),
-    sequenceKey: lit(envelope.sequenceKey),
-    sequence: lit(envelope.sequence),
-  };
-}
-
-const markUnknownSql = (effectKey: string) =>
-  `UPDATE effect_journal SET state = 'unknown', lease_expires_at = NULL, updated_at = now()
-    WHERE effect_key = ${lit(effectKey)} AND state = 'started'`;
+const markUnknownStatement = (effectKey: string): Statement => ({
+  text: `UPDATE effect_journal SET state = 'unknown', lease_expires_at = NULL, updated_at = now()
+          WHERE effect_key = $1 AND state = 'started'`,
+  values: [effectKey],
+});
 
 /** Extends a `started` lease while its worker is alive and still waiting for the provider. */
 export async function extendLease(effectKey: string, leaseMs: number): Promise<void> {
@@ -284,25 +286,37 @@ export async function recordExternalApplied(
   consumer: string,
   attemptKey: string,
 ): Promise<void> {
-  const e = envelopeLiterals(envelope);
-  await inTransaction(
-    `SELECT 1 FROM sequence_state WHERE sequence_key = ${e.sequenceKey} FOR UPDATE;
-     WITH j AS (
-       INSERT INTO effect_journal (effect_key, state, message_id, kind, sequence_key, sequence, provider_ref)
-       VALUES (${e.effectKey}, 'applied', ${e.id}, ${e.kind}, ${e.sequenceKey}, ${e.sequence}, ${lit(providerRef)})
-       ON CONFLICT (effect_key) DO UPDATE SET state = 'applied', provider_ref = EXCLUDED.provider_ref,
-              lease_expires_at = NULL, updated_at = now()
-     ), s AS (
-       UPDATE sequence_state SET last_sequence = ${e.sequence}, updated_at = now()
-        WHERE sequence_key = ${e.sequenceKey} AND last_sequence < ${e.sequence}
-     )
-     DELETE FROM consumer_attempts WHERE consumer = ${lit(consumer)} AND attempt_key = ${lit(attemptKey)}`,
-  );
+  await inTransaction([
+    { text: `SELECT 1 FROM sequence_state WHERE sequence_key = $1 FOR UPDATE`, values: [envelope.sequenceKey] },
+    {
+      text: `WITH j AS (
+               INSERT INTO effect_journal (effect_key, state, message_id, kind, sequence_key, sequence, provider_ref)
+               VALUES ($1, 'applied', $2, $3, $4, $5, $6)
+               ON CONFLICT (effect_key) DO UPDATE SET state = 'applied', provider_ref = EXCLUDED.provider_ref,
+                      lease_expires_at = NULL, updated_at = now()
+             ), s AS (
+               UPDATE sequence_state SET last_sequence = $5, updated_at = now()
+                WHERE sequence_key = $4 AND last_sequence < $5
+             )
+             DELETE FROM consumer_attempts WHERE consumer = $7 AND attempt_key = $8`,
+      values: [
+        envelope.effectKey,
+        envelope.id,
+        envelope.kind,
+        envelope.sequenceKey,
+        envelope.sequence,
+        providerRef,
+        consumer,
+        attemptKey,
+      ],
+    },
+  ]).catch(unwrapPipeline);
 }
 
 /** The provider's answer was lost: `unknown`, never re-executed automatically. */
 export async function markUnknown(effectKey: string): Promise<void> {
-  await consumerPool().query(markUnknownSql(effectKey));
+  const { text, values } = markUnknownStatement(effectKey);
+  await consumerPool().query(text, values as unknown[]);
 }
 
 export interface FailedAttempt {
@@ -322,41 +336,47 @@ export interface FailedAttempt {
 
 /** Counts one more failed attempt, durably; returns the count including this one. */
 export async function recordFailedAttempt(attempt: FailedAttempt): Promise<number> {
-  const clear =
+  const clear: Statement[] =
     attempt.clearStarted && attempt.effectKey !== null
-      ? `DELETE FROM effect_journal WHERE effect_key = ${lit(attempt.effectKey)} AND state = 'started';`
-      : "";
-  const next =
-    attempt.retryInMs === null
-      ? "NULL"
-      : `clock_timestamp() + make_interval(secs => ${lit(seconds(attempt.retryInMs))})`;
-  const results = await inTransaction(
-    `${clear}
-     INSERT INTO consumer_attempts AS a (consumer, attempt_key, message_id, effect_key, failed_attempts,
-                                         last_reason, last_error, next_attempt_at, routed_reason)
-     VALUES (${lit(attempt.consumer)}, ${lit(attempt.attemptKey)}, ${lit(attempt.messageId)}, ${lit(attempt.effectKey)},
-             1, ${lit(attempt.reason)}, ${lit(attempt.error.slice(0, 20_000))}, ${next}, ${lit(attempt.routedReason)})
-     ON CONFLICT (consumer, attempt_key) DO UPDATE SET
-       failed_attempts = a.failed_attempts + 1, last_reason = EXCLUDED.last_reason,
-       last_error = EXCLUDED.last_error, next_attempt_at = EXCLUDED.next_attempt_at,
-       routed_reason = EXCLUDED.routed_reason, updated_at = now()
-     RETURNING failed_attempts`,
-  );
-  const row = results.find((r) => r.command === "INSERT")?.rows[0] as { failed_attempts: number } | undefined;
+      ? [
+          {
+            text: `DELETE FROM effect_journal WHERE effect_key = $1 AND state = 'started'`,
+            values: [attempt.effectKey],
+          },
+        ]
+      : [];
+  const results = await inTransaction([
+    ...clear,
+    {
+      text: `INSERT INTO consumer_attempts AS a (consumer, attempt_key, message_id, effect_key, failed_attempts,
+                                                 last_reason, last_error, next_attempt_at, routed_reason)
+             VALUES ($1, $2, $3, $4, 1, $5, $6,
+                     clock_timestamp() + make_interval(secs => $7::float8), $8)
+             ON CONFLICT (consumer, attempt_key) DO UPDATE SET
+               failed_attempts = a.failed_attempts + 1, last_reason = EXCLUDED.last_reason,
+               last_error = EXCLUDED.last_error, next_attempt_at = EXCLUDED.next_attempt_at,
+               routed_reason = EXCLUDED.routed_reason, updated_at = now()
+             RETURNING failed_attempts`,
+      values: [
+        attempt.consumer,
+        attempt.attemptKey,
+        attempt.messageId,
+        attempt.effectKey,
+        attempt.reason,
+        // Errors come from anywhere: keep them storable (no NUL, no lone surrogate) and bounded.
+        storableText(attempt.error.slice(0, 20_000)),
+        // NULL seconds make NULL: no next attempt, the message goes to review.
+        attempt.retryInMs === null ? null : seconds(attempt.retryInMs),
+        attempt.routedReason,
+      ],
+    },
+  ]).catch(unwrapPipeline);
+  const row = results.at(-1)?.rows[0] as { failed_attempts: number } | undefined;
   if (!row) throw new Error("the attempt was not recorded");
   return row.failed_attempts;
 }
 
-/** BEGIN; statements; COMMIT in one round trip on a pooled connection. */
-async function inTransaction(statements: string): Promise<pg.QueryResult[]> {
-  const client = await consumerPool().connect();
-  try {
-    const results = await batch(client, `BEGIN; ${statements}; COMMIT`);
-    client.release();
-    return results;
-  } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
-    client.release(sqlState(error) === null ? (error as Error) : undefined);
-    throw error;
-  }
+/** Text PostgreSQL can store: NUL removed, lone surrogates replaced (for diagnostics only). */
+function storableText(text: string): string {
+  return text.replaceAll("\u0000", "").toWellFormed();
 }
