@@ -26,8 +26,12 @@ describe("handlerStatement", () => {
       "SELECT 'BEGIN'",
       "/* COMMIT */ SELECT 1",
     ]) {
-      expect(handlerStatement(text)).toEqual({ text, values: [], extended: true });
+      expect(handlerStatement(text)).toEqual({ text, values: [] });
     }
+  });
+
+  it("refuses an empty statement, whose answer would be no result at all", () => {
+    expect(() => handlerStatement("  -- nothing\n")).toThrow("empty");
   });
 
   it("names the parameter that cannot be stored", () => {

@@ -1,23 +1,18 @@
 import pg from "pg";
 
-// The worker's way into PostgreSQL: node-postgres in pipeline mode. Every value travels as a
-// bind parameter of the extended protocol, one statement per Parse, so no text a handler writes
-// can reach into the statements the runtime sends around it (a trailing `--` or an open `/*`
-// ends with its own statement). Pipelining sends a step's statements (BEGIN, the lock and the
-// reads; the bookkeeping, the handler's writes and COMMIT) in one round trip, as the
-// multi-statement text did before (docs/decisions/0009-worker-sql-path.md).
+// The worker's way into PostgreSQL. Every value travels as a bind parameter of the extended
+// protocol, one statement per Parse, so no text a handler writes can reach into the statements
+// the runtime sends around it (a trailing `--` or an open `/*` ends with its own statement). A
+// step's statements (BEGIN, the lock and the reads; the handler's writes, the bookkeeping and
+// COMMIT) go out in one write as one message group closed by a single Sync, and come back in one
+// answer: one round trip per step, as the multi-statement text had before, and one flush of the
+// server's answer instead of one per statement (docs/decisions/0009-worker-sql-path.md).
 
-/**
- * One statement. Statements with values (and every handler statement) go over the extended
- * protocol; the runtime's own constant texts (BEGIN, COMMIT) over the simple one, which costs
- * one message instead of four. A `name` prepares the statement once per connection.
- */
+/** One statement; a `name` prepares it once per connection (the runtime's own hot statements). */
 export interface Statement {
   text: string;
   values?: readonly unknown[];
   name?: string;
-  /** Never the simple protocol, which would run several statements from one text. */
-  extended?: true;
 }
 
 // The settings the path relies on, pinned at connection start whatever the server or the
@@ -35,7 +30,6 @@ export function consumerPool(): pg.Pool {
     const pool = new pg.Pool({
       connectionString,
       max: Number(process.env.DB_POOL_SIZE ?? 10),
-      pipeline: true,
       options: PINNED_SETTINGS,
     });
     // An idle connection that breaks (a server restart) is replaced by the pool; the error must
@@ -57,7 +51,7 @@ export class CommitNotConfirmed extends Error {
   override readonly name = "CommitNotConfirmed";
 }
 
-/** A statement of a pipeline failed; `index` says which (later ones only report the aborted transaction). */
+/** A statement of a step failed; `index` says which (PostgreSQL skips the rest of the step). */
 export class PipelineError extends Error {
   override readonly name = "PipelineError";
   constructor(
@@ -68,33 +62,101 @@ export class PipelineError extends Error {
   }
 }
 
-/** node-postgres' query config of a statement (`queryMode` is node-postgres'; @types/pg lacks it). */
+/** node-postgres' query config of one statement on the extended protocol (`queryMode` is missing from @types/pg). */
 export function queryConfig(statement: Statement): pg.QueryConfig {
-  const { text, values, name, extended } = statement;
-  return { text, values, name, queryMode: extended ? "extended" : undefined } as pg.QueryConfig;
+  const { text, values, name } = statement;
+  return { text, values, name, queryMode: "extended" } as pg.QueryConfig;
+}
+
+// node-postgres' internals this module builds on (pg is pinned; tests cover the behaviour).
+interface WireConnection {
+  parsedStatements: Record<string, string>;
+  submittedNamedStatements: Record<string, string>;
+  parse(config: { text: string; name: string; types: unknown[] }): void;
+  bind(config: { portal: string; statement: string; values: unknown[]; valueMapper: (v: unknown) => unknown }): void;
+  describe(config: { type: "P"; name: string }): void;
+  execute(config: { portal: string; rows: number }): void;
+  sync(): void;
+}
+const prepareValue = (pg as unknown as { utils: { prepareValue(value: unknown): unknown } }).utils.prepareValue;
+const BaseQuery = pg.Query as unknown as new (config: object, values: undefined, callback: StepCallback) => object;
+type StepCallback = (error: Error | undefined, result: pg.QueryResult | pg.QueryResult[]) => void;
+
+/**
+ * Several statements as one query for node-postgres: Parse (once per named statement), Bind,
+ * Describe and Execute for each, then one Sync. The answers come back as one multi-result query
+ * would (one result per statement, in order); after an error the server skips to the Sync, so
+ * `completed` says which statement failed.
+ */
+class StepQuery extends BaseQuery {
+  completed = 0;
+
+  constructor(
+    private readonly statements: readonly Statement[],
+    callback: StepCallback,
+  ) {
+    super({ text: "-- review-console step", queryMode: "extended" }, undefined, callback);
+  }
+
+  requiresPreparation(): boolean {
+    return true;
+  }
+
+  prepare(connection: WireConnection): void {
+    for (const { text, name = "", values = [] } of this.statements) {
+      if (!name || (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]) === undefined) {
+        connection.parse({ text, name, types: [] });
+        if (name) connection.submittedNamedStatements[name] = text;
+      }
+      connection.bind({ portal: "", statement: name, values: [...values], valueMapper: prepareValue });
+      connection.describe({ type: "P", name: "" });
+      connection.execute({ portal: "", rows: 0 });
+    }
+    connection.sync();
+  }
+
+  handleCommandComplete(message: unknown, connection: unknown): void {
+    this.completed += 1;
+    (BaseQuery.prototype as { handleCommandComplete(m: unknown, c: unknown): void }).handleCommandComplete.call(
+      this,
+      message,
+      connection,
+    );
+  }
 }
 
 /**
- * Sends `statements` back to back without waiting for answers, each with its own Sync, and
- * waits for all of them. Within a transaction block a failure aborts the block: the statements
- * after it fail too, and a COMMIT among them answers ROLLBACK. Throws the first failure.
+ * Sends `statements` as one step (one write, one Sync, one answer) and returns one result per
+ * statement. Within a transaction block a failure aborts the block and PostgreSQL skips the
+ * step's remaining statements (a COMMIT among them included). Throws the first failure with its
+ * position.
  */
 export async function pipeline(client: pg.ClientBase, statements: readonly Statement[]): Promise<pg.QueryResult[]> {
-  // node-postgres writes each pipelined query as it is submitted (synchronously, inside query()):
-  // corked, the step's statements leave in one write instead of one system call each.
-  const socket = (client as unknown as { connection?: { stream?: { cork(): void; uncork(): void } } }).connection
-    ?.stream;
-  socket?.cork();
-  let sent: Promise<pg.QueryResult>[];
+  // Values are serialised before anything is written: a value node-postgres cannot serialise
+  // must fail the step, not leave half of it on the wire.
+  statements.forEach((s, index) => {
+    try {
+      s.values?.forEach((value) => prepareValue(value));
+    } catch (error) {
+      throw new PipelineError(index, error);
+    }
+  });
+  let query: StepQuery | undefined;
+  const answer = new Promise<pg.QueryResult | pg.QueryResult[]>((resolve, reject) => {
+    query = new StepQuery(statements, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+  client.query(query as unknown as pg.Submittable);
   try {
-    sent = statements.map((s) => client.query(queryConfig(s)));
-  } finally {
-    socket?.uncork();
+    const result = await answer;
+    const results = Array.isArray(result) ? result : [result];
+    if (results.length !== statements.length) {
+      throw new Error(`a step of ${statements.length} statements answered ${results.length} results`);
+    }
+    return results;
+  } catch (error) {
+    if (error instanceof Error && error.message.startsWith("a step of")) throw error;
+    throw new PipelineError(query!.completed, error);
   }
-  const settled = await Promise.allSettled(sent);
-  const failed = settled.findIndex((r) => r.status === "rejected");
-  if (failed >= 0) throw new PipelineError(failed, (settled[failed] as PromiseRejectedResult).reason);
-  return settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value);
 }
 
 /**
@@ -109,7 +171,7 @@ export async function commitPipelined(
   statements: readonly Statement[],
   txid?: string,
 ): Promise<pg.QueryResult[]> {
-  const results = await pipeline(client, [...statements, { text: "COMMIT" }]);
+  const results = await pipeline(client, [...statements, { name: "rc_commit", text: "COMMIT" }]);
   const commit = results.at(-1)!;
   if (commit.command !== "COMMIT" || client.getTransactionStatus() !== "I") {
     throw new CommitNotConfirmed(
@@ -129,7 +191,7 @@ export async function commitPipelined(
 export async function inTransaction(statements: readonly Statement[]): Promise<pg.QueryResult[]> {
   const client = await consumerPool().connect();
   try {
-    const results = await commitPipelined(client, [{ text: "BEGIN" }, ...statements]);
+    const results = await commitPipelined(client, [{ name: "rc_begin", text: "BEGIN" }, ...statements]);
     client.release();
     return results.slice(1);
   } catch (error) {
@@ -228,5 +290,6 @@ export function handlerStatement(text: string, values: readonly unknown[] = []):
     const problem = unstorable(value, `parameter $${i + 1}`, new Set());
     if (problem) throw new Error(problem);
   });
-  return { text, values, extended: true };
+  if (firstWords(text) === "") throw new Error("a handler's statement is empty");
+  return { text, values };
 }

@@ -103,7 +103,7 @@ export class KeyTransaction {
     const client = await consumerPool().connect();
     try {
       const [, read] = await pipeline(client, [
-        { text: "BEGIN" },
+        { name: "rc_begin", text: "BEGIN" },
         {
           name: "rc_lock_key",
           text: LOCK_KEY,
