@@ -56,7 +56,7 @@ WITH due AS (
    LIMIT $2
    FOR UPDATE OF r SKIP LOCKED
 ), claimed AS (
-  UPDATE replays SET state = 'claimed', claimed_by = $1, claims = claims + 1,
+  UPDATE replays SET state = 'claimed', claimed_by = $1, claimed_by_actor = $6, claims = claims + 1,
          claim_expires_at = now() + make_interval(secs => $4)
     FROM due WHERE replays.id = due.id
   RETURNING replays.id, replays.review_id, replays.revision_number, replays.claim_expires_at
@@ -77,7 +77,19 @@ SELECT c.id::text AS replay_id, c.review_id::text AS review_id, c.revision_numbe
   JOIN review_records rr ON rr.id = c.review_id
   LEFT JOIN review_revisions rev ON rev.review_id = c.review_id AND rev.number = c.revision_number`;
 
-/** Claims due replays (see CLAIM_SQL) and returns them parsed, each envelope as its stored text. */
+/**
+ * Who holds a claim: the authenticated actor's kind and id, stable and distinct even when two
+ * tokens share a name (the label, `token:<name>`, may not be). The consumer name in the request
+ * is the claimer's own choice, so it proves nothing.
+ */
+export function claimHolder(actor: Actor): string {
+  return `${actor.kind}:${actor.id}`;
+}
+
+/**
+ * Claims due replays (see CLAIM_SQL) and returns them parsed, each envelope as its stored text.
+ * The claim records `actor` as its holder: only the same actor may report the outcome.
+ */
 export async function claimDueReplays(request: ClaimRequest, actor: Actor): Promise<ClaimedReplay[]> {
   const rows = await db().$queryRawUnsafe<ClaimedRow[]>(
     CLAIM_SQL,
@@ -86,6 +98,7 @@ export async function claimDueReplays(request: ClaimRequest, actor: Actor): Prom
     request.kinds ?? null,
     request.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
     actor.label,
+    claimHolder(actor),
   );
   return rows.map((row) => ({
     replayId: row.replay_id,

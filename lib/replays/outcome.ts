@@ -5,11 +5,12 @@ import type { ReplayState } from "@/lib/generated/prisma/enums";
 import { dbStatus } from "@/lib/reviews/detail";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 import { recordOperationOutcome } from "@/lib/operations/items-state";
+import { claimHolder } from "./claim";
 import type { OutcomeRequest } from "./schema";
 
 export type OutcomeResult =
   | { ok: true; replayId: string; reviewId: string; recordStatus: ReviewStatus }
-  | { ok: false; status: 404 | 409; code: string; message: string };
+  | { ok: false; status: 403 | 404 | 409; code: string; message: string };
 
 // A replay's outcome sets the record's final state (CONTRACT.md): applied or suppressed as a
 // duplicate resolve it; held again (routed) or failed send it back to open, one attempt more.
@@ -27,9 +28,18 @@ export async function reportReplayOutcome(
 ): Promise<OutcomeResult> {
   return db().$transaction(async (tx) => {
     const rows = await tx.$queryRawUnsafe<
-      { state: string; review_id: string; effect_key: string | null; status: string; operation_id: string | null }[]
+      {
+        state: string;
+        review_id: string;
+        effect_key: string | null;
+        status: string;
+        operation_id: string | null;
+        claimed_by: string | null;
+        claimed_by_actor: string | null;
+      }[]
     >(
-      `SELECT r.state::text, r.review_id::text, rr.effect_key, rr.status::text, r.operation_id::text
+      `SELECT r.state::text, r.review_id::text, rr.effect_key, rr.status::text, r.operation_id::text,
+              r.claimed_by, r.claimed_by_actor
          FROM replays r JOIN review_records rr ON rr.id = r.review_id
         WHERE r.id = $1::uuid FOR UPDATE OF r, rr`,
       replayId,
@@ -42,6 +52,35 @@ export async function reportReplayOutcome(
         status: 409,
         code: "not-claimed",
         message: `replay ${replayId} is ${replay.state}, not claimed`,
+      };
+    }
+    // Whoever holds the claim ran the replay; anyone else's word on its outcome would decide the
+    // record's fate without having run it (a forged "applied" would resolve a record whose
+    // effect never happened). Checked under the row lock, so a re-claim cannot slip in between.
+    if (replay.claimed_by_actor !== claimHolder(actor)) {
+      // The refusal is the transaction's only write: the replay and its record stay as they were.
+      await appendDecision(tx, {
+        actor: actor.label,
+        actorRole: actor.role,
+        action: "authorization.refused",
+        reviewId: replay.review_id,
+        effectKey: replay.effect_key,
+        reason: `replay ${replayId} is claimed by another consumer; only the claim holder reports its outcome`,
+        details: {
+          rule: "claim-holder",
+          replayId,
+          outcome: request.outcome,
+          // Who holds it, for the auditor (an id, no secret); the caller's answer leaves it out.
+          claimedBy: replay.claimed_by,
+          claimHolder: replay.claimed_by_actor,
+          ...(replay.operation_id ? { operationId: replay.operation_id } : {}),
+        },
+      });
+      return {
+        ok: false,
+        status: 403,
+        code: "not-claim-holder",
+        message: `replay ${replayId} is claimed by another consumer; only the claim holder may report its outcome`,
       };
     }
     const recordStatus = RECORD_STATUS[request.outcome];
