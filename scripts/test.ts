@@ -38,7 +38,11 @@ async function main(): Promise<number> {
   };
   rmSync(results, { recursive: true, force: true });
   try {
-    const only = process.argv.slice(2);
+    // `scripts/test.ts vitest -- <files>`: one tier, and only these files of it.
+    const args = process.argv.slice(2);
+    const split = args.indexOf("--");
+    const only = split < 0 ? args : args.slice(0, split);
+    const files = split < 0 ? [] : args.slice(split + 1);
     const tiers = only.length ? only : ["vitest", "e2e"];
     let failed = 0;
     if (tiers.includes("vitest")) {
@@ -51,6 +55,7 @@ async function main(): Promise<number> {
             "--reporter=default",
             "--reporter=json",
             `--outputFile.json=${path.join(results, "vitest.json")}`,
+            ...files,
           ],
           env,
         ) === 0
