@@ -2,11 +2,11 @@ import "dotenv/config";
 import { Command, InvalidArgumentError, Option } from "commander";
 import { ROLES, type Role } from "@/lib/auth/roles";
 import { createApiToken } from "@/lib/auth/tokens";
-import { verifyDecisionLog } from "@/lib/audit/verify";
 import { closeDb } from "@/lib/db/client";
 import { localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
 import { createUser, newUserSchema, PERSON_ROLES } from "@/lib/users/create-user";
+import { registerAuditCommands } from "./audit-commands";
 import { readSecret } from "./read-secret";
 
 /** A failure the user can fix: printed as one line, exit code 1, no stack trace. */
@@ -87,19 +87,7 @@ token
     });
   });
 
-const audit = program.command("audit").description("the decision log");
-audit
-  .command("verify")
-  .description("check the decision log's hash chain")
-  .action(async () => {
-    const verdict = await withDatabase((url) => verifyDecisionLog(url));
-    if (verdict.ok) {
-      console.log(`ok ${verdict.entries} entries`);
-      return;
-    }
-    console.log(`broken at entry ${verdict.brokenSeq}: ${verdict.problem} (${verdict.entries} entries)`);
-    process.exitCode = 1;
-  });
+registerAuditCommands(program, withDatabase);
 
 program
   .command("seed")

@@ -1,18 +1,22 @@
 import { dehydrate, HydrationBoundary, noop, QueryClient } from "@tanstack/react-query";
 import type { Metadata } from "next";
 import { fromPageParams, readAuditFilters } from "@/components/audit/audit-params";
+import styles from "@/components/audit/audit.module.css";
+import { CheckpointStatus } from "@/components/audit/checkpoint-status";
 import { DecisionLog } from "@/components/audit/decision-log";
 import type { AuditPage } from "@/components/audit/model";
 import { AUDIT_PAGE_SIZE, auditListOptions } from "@/components/audit/queries";
+import { latestStoredCheckpoint } from "@/lib/audit/checkpoint-store";
 import { listDecisions } from "@/lib/audit/list";
 import { auditListQuerySchema } from "@/lib/audit/schema";
 import { requireUser } from "@/lib/auth/session";
+import { log } from "@/lib/log";
 
 export const metadata: Metadata = { title: "Decision log · Review Console" };
 
 /**
  * The decision log (inside the shell of ./layout.tsx); its first page is read on the server so
- * the first paint has entries.
+ * the first paint has entries. Below it, the latest signed checkpoint, read on the server too.
  */
 export default async function AuditPage({
   searchParams,
@@ -29,9 +33,17 @@ export default async function AuditPage({
       .infiniteQuery({ ...auditListOptions(filters), queryFn: (): Promise<AuditPage> => listDecisions(query.data) })
       .catch(noop);
   }
+  // The page stays usable without it (e.g. a runtime role not yet granted the new table).
+  const checkpoint = await latestStoredCheckpoint().catch((error: unknown) => {
+    log.error({ err: error }, "reading the latest decision-log checkpoint failed");
+    return "unavailable" as const;
+  });
   return (
-    <HydrationBoundary state={dehydrate(queryClient)}>
-      <DecisionLog />
-    </HydrationBoundary>
+    <div className={styles.page}>
+      <HydrationBoundary state={dehydrate(queryClient)}>
+        <DecisionLog />
+      </HydrationBoundary>
+      <CheckpointStatus checkpoint={checkpoint} />
+    </div>
   );
 }

@@ -1,65 +1,219 @@
+import { createHash } from "node:crypto";
 import pg from "pg";
 
 export type ChainVerdict =
   { ok: true; entries: number } | { ok: false; entries: number; brokenSeq: string; problem: string };
 
-const GENESIS = "0".repeat(64);
+/** The last entry of a verified chain: what a checkpoint signs. `at` as the hash renders it. */
+export interface ChainTip {
+  seq: bigint;
+  hash: string;
+  at: string;
+}
+
+export const GENESIS_HASH = "0".repeat(64);
+
+/** Entries per keyset query: each is one short round trip, and memory stays flat for any log size. */
+export const VERIFY_BATCH = 5000;
+
+export const PROBLEMS = {
+  hole: "entries before it are missing",
+  link: "its link to the previous entry is broken",
+  content: "its content does not match its hash",
+  tail: "entries at the end of the log are missing",
+  head: "the chain head does not match the last entry",
+  noHead: "the chain head is missing",
+} as const;
+
+/** One entry as stored, in the text forms the hash is computed from. */
+export interface EntryFields {
+  prevHash: string;
+  seq: string;
+  /** `extract(epoch FROM at)::text`: exact seconds with six decimals, independent of any setting. */
+  atEpoch: string;
+  actor: string;
+  actorRole: string | null;
+  action: string;
+  /** `review_id::text` (the canonical lower-case form). */
+  reviewId: string | null;
+  effectKey: string | null;
+  reason: string | null;
+  /** `details::text`: jsonb's canonical text, the very string the SQL function hashes. */
+  details: string | null;
+}
 
 /**
- * Recomputes every entry's hash with the same SQL function the chaining trigger uses and checks
- * each link, the numbering (a deleted entry leaves a hole) and the head (a deleted tail).
- * One streaming pass in the database: no entries travel to this process unless broken.
+ * PostgreSQL's quote_nullable(): NULL becomes the word NULL; otherwise the value in single
+ * quotes with quotes and backslashes doubled, and an E prefix when it holds a backslash. This is
+ * what keeps NULL and '' (and 'NULL') apart in the hashed text.
  */
-export async function verifyDecisionLog(connectionString: string): Promise<ChainVerdict> {
+export function quoteNullable(value: string | null): string {
+  if (value === null) return "NULL";
+  const quoted = `'${value.replace(/(['\\])/g, "$1$1")}'`;
+  return value.includes("\\") ? `E${quoted}` : quoted;
+}
+
+const pad = (n: number | bigint, width: number) => String(n).padStart(width, "0");
+
+/**
+ * `to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` from the epoch text, e.g.
+ * "1796036400.123456" -> "2026-12-01T09:00:00.123456Z". Computed here rather than asked of the
+ * database, so no session setting (TimeZone, DateStyle) can change what is hashed. Years after
+ * 9999 get more digits, as to_char gives them; years before 1 are not supported (no append has one).
+ */
+export function formatEntryTime(epoch: string): string {
+  const match = /^(-?)(\d+)(?:\.(\d{1,6}))?$/.exec(epoch);
+  if (!match) throw new Error(`unexpected epoch text: ${epoch}`);
+  const [, sign, whole, fraction = ""] = match;
+  const magnitude = BigInt(whole!) * 1_000_000n + BigInt(fraction.padEnd(6, "0"));
+  const micros = sign ? -magnitude : magnitude;
+  // Floor division, so times before 1970 split into whole seconds and a positive fraction.
+  let seconds = micros / 1_000_000n;
+  let rest = micros % 1_000_000n;
+  if (rest < 0n) {
+    seconds -= 1n;
+    rest += 1_000_000n;
+  }
+  const date = new Date(Number(seconds) * 1000);
+  const year = date.getUTCFullYear();
+  if (!Number.isFinite(year) || year < 1) throw new Error(`entry time out of range: ${epoch}`);
+  return (
+    `${pad(year, 4)}-${pad(date.getUTCMonth() + 1, 2)}-${pad(date.getUTCDate(), 2)}` +
+    `T${pad(date.getUTCHours(), 2)}:${pad(date.getUTCMinutes(), 2)}:${pad(date.getUTCSeconds(), 2)}` +
+    `.${pad(rest, 6)}Z`
+  );
+}
+
+/**
+ * The SQL function decision_log_entry_hash() (migration 20261130000000_init), redone in Node:
+ * SHA-256 of concat_ws('|', prev_hash, seq, time, quote_nullable(each content column)) in UTF-8.
+ * Verification must not ask the database for this: whoever can replace that function (or
+ * disable the triggers) could make it agree with anything.
+ */
+export function entryHash(entry: EntryFields): string {
+  const text = [
+    entry.prevHash,
+    entry.seq,
+    formatEntryTime(entry.atEpoch),
+    quoteNullable(entry.actor),
+    quoteNullable(entry.actorRole),
+    quoteNullable(entry.action),
+    quoteNullable(entry.reviewId),
+    quoteNullable(entry.effectKey),
+    quoteNullable(entry.reason),
+    quoteNullable(entry.details),
+  ].join("|");
+  return createHash("sha256").update(text, "utf8").digest("hex");
+}
+
+interface EntryRow {
+  seq: string;
+  prev_hash: string;
+  hash: string;
+  at_epoch: string;
+  actor: string;
+  actor_role: string | null;
+  action: string;
+  review_id: string | null;
+  effect_key: string | null;
+  reason: string | null;
+  details: string | null;
+}
+
+/** The entry's hash, or null when its time cannot be rendered (only a hand-edited `at` can be so). */
+function hashOfRow(row: EntryRow): string | null {
+  try {
+    return entryHash({
+      prevHash: row.prev_hash,
+      seq: row.seq,
+      atEpoch: row.at_epoch,
+      actor: row.actor,
+      actorRole: row.actor_role,
+      action: row.action,
+      reviewId: row.review_id,
+      effectKey: row.effect_key,
+      reason: row.reason,
+      details: row.details,
+    });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Runs `fn` on one REPEATABLE READ READ ONLY snapshot: the batches, the count and the head (and a
+ * checkpoint's entries) all see the log as of one moment, whatever is appended meanwhile.
+ */
+export async function inLogSnapshot<T>(connectionString: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString });
   await client.connect();
-  // One snapshot for the count, the chain and the head, so appends running meanwhile cannot make
-  // the three disagree.
-  await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
   try {
-    const { rows: countRows } = await client.query<{ n: string }>("SELECT count(*)::text AS n FROM decision_log");
-    const entries = Number(countRows[0]?.n ?? 0);
-    const { rows } = await client.query<{ seq: string; problem: string }>(
-      `WITH chain AS (
-         SELECT seq, prev_hash, hash,
-                decision_log_entry_hash(prev_hash, seq, at, actor, actor_role, action, review_id,
-                                        effect_key, reason, details) AS expected,
-                lag(hash) OVER (ORDER BY seq) AS previous_hash,
-                lag(seq) OVER (ORDER BY seq) AS previous_seq
-           FROM decision_log
-       )
-       SELECT seq::text,
-              CASE
-                WHEN seq <> coalesce(previous_seq, 0) + 1 THEN 'entries before it are missing'
-                WHEN prev_hash <> coalesce(previous_hash, $1) THEN 'its link to the previous entry is broken'
-                ELSE 'its content does not match its hash'
-              END AS problem
-         FROM chain
-        WHERE seq <> coalesce(previous_seq, 0) + 1
-           OR prev_hash <> coalesce(previous_hash, $1)
-           OR hash <> expected
-        ORDER BY seq
-        LIMIT 1`,
-      [GENESIS],
-    );
-    const broken = rows[0];
-    if (broken) return { ok: false, entries, brokenSeq: broken.seq, problem: broken.problem };
-    const { rows: headRows } = await client.query<{ ok: boolean; last_seq: string }>(
-      `SELECT h.last_seq::text AS last_seq,
-              h.last_seq = coalesce(t.seq, 0) AND h.last_hash = coalesce(t.hash, $1) AS ok
-         FROM decision_log_head h
-         LEFT JOIN LATERAL (SELECT seq, hash FROM decision_log ORDER BY seq DESC LIMIT 1) t ON true
-        WHERE h.id = 1`,
-      [GENESIS],
-    );
-    const head = headRows[0];
-    if (!head) return { ok: false, entries, brokenSeq: "head", problem: "the chain head is missing" };
-    if (!head.ok) {
-      return { ok: false, entries, brokenSeq: head.last_seq, problem: "entries at the end of the log are missing" };
-    }
-    return { ok: true, entries };
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    return await fn(client);
   } finally {
     await client.query("COMMIT").catch(() => {});
     await client.end();
   }
+}
+
+/**
+ * Walks the whole log in seq order in keyset batches, recomputing every hash in this process,
+ * and checks each link, the numbering (a deleted entry leaves a hole) and the head (a deleted
+ * tail). Call inside inLogSnapshot(). Returns the verdict and, when intact, the last entry.
+ */
+export async function verifyChain(client: pg.Client): Promise<{ verdict: ChainVerdict; tip: ChainTip | null }> {
+  let previousSeq = 0n;
+  let previousHash = GENESIS_HASH;
+  let tip: ChainTip | null = null;
+  let entries = 0;
+  const broken = async (seq: string, problem: string) => {
+    // The count of every entry, as before: the first break stops the walk, not the count.
+    const { rows } = await client.query<{ n: string }>("SELECT count(*)::text AS n FROM decision_log");
+    return { verdict: { ok: false as const, entries: Number(rows[0]?.n ?? 0), brokenSeq: seq, problem }, tip: null };
+  };
+
+  for (;;) {
+    // ORDER BY the column, not the text alias `seq` (which would sort entry 10 before entry 2).
+    const { rows } = await client.query<EntryRow>(
+      `SELECT seq::text AS seq, prev_hash, hash, extract(epoch FROM at)::text AS at_epoch, actor, actor_role,
+              action, review_id::text AS review_id, effect_key, reason, details::text AS details
+         FROM decision_log WHERE seq > $1 ORDER BY decision_log.seq LIMIT $2`,
+      [previousSeq.toString(), VERIFY_BATCH],
+    );
+    for (const row of rows) {
+      const seq = BigInt(row.seq);
+      if (seq !== previousSeq + 1n) return broken(row.seq, PROBLEMS.hole);
+      if (row.prev_hash !== previousHash) return broken(row.seq, PROBLEMS.link);
+      const expected = hashOfRow(row);
+      if (expected === null || row.hash !== expected) return broken(row.seq, PROBLEMS.content);
+      previousSeq = seq;
+      previousHash = row.hash;
+      tip = { seq, hash: row.hash, at: formatEntryTime(row.at_epoch) };
+      entries++;
+    }
+    if (rows.length < VERIFY_BATCH) break;
+  }
+
+  const { rows: headRows } = await client.query<{ last_seq: string; last_hash: string }>(
+    "SELECT last_seq::text AS last_seq, last_hash FROM decision_log_head WHERE id = 1",
+  );
+  const head = headRows[0];
+  if (!head) return { verdict: { ok: false, entries, brokenSeq: "head", problem: PROBLEMS.noHead }, tip: null };
+  // The head is written in the same statement as the entries it points to, so in one snapshot
+  // it names exactly the last entry; one further on means the tail was deleted.
+  if (BigInt(head.last_seq) > previousSeq) {
+    return { verdict: { ok: false, entries, brokenSeq: head.last_seq, problem: PROBLEMS.tail }, tip: null };
+  }
+  if (BigInt(head.last_seq) !== previousSeq || head.last_hash !== previousHash) {
+    return { verdict: { ok: false, entries, brokenSeq: "head", problem: PROBLEMS.head }, tip: null };
+  }
+  return { verdict: { ok: true, entries }, tip };
+}
+
+/**
+ * Verifies the decision log's hash chain. Trusts nothing the database computes about the chain:
+ * every hash is recomputed here from the stored fields.
+ */
+export async function verifyDecisionLog(connectionString: string): Promise<ChainVerdict> {
+  return inLogSnapshot(connectionString, async (client) => (await verifyChain(client)).verdict);
 }
