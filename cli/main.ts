@@ -7,6 +7,7 @@ import { localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
 import { createUser, newUserSchema, PERSON_ROLES } from "@/lib/users/create-user";
 import { registerAuditCommands } from "./audit-commands";
+import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCommands } from "./db-commands";
 import { readSecret } from "./read-secret";
 
 /** A failure the user can fix: printed as one line, exit code 1, no stack trace. */
@@ -17,7 +18,8 @@ async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const database = await localDatabase();
   process.env.DATABASE_URL = database.url;
   try {
-    await migrate(database.url);
+    // The runtime role may not create tables: migrations go through the owner's connection.
+    await migrateAsOwner(database.url);
     return await fn(database.url);
   } finally {
     await closeDb();
@@ -38,12 +40,15 @@ const program = new Command()
 
 program
   .command("migrate")
-  .description("apply pending database migrations (DATABASE_URL, or the embedded database)")
+  .description(
+    "apply pending database migrations (MIGRATION_DATABASE_URL, else DATABASE_URL, or the embedded database)",
+  )
   .action(async () => {
-    const database = await localDatabase();
+    const database = await ownerDatabase();
     try {
       const result = await migrate(database.url);
       for (const name of result.applied) console.log(`applied ${name}`);
+      await refreshGrantsAfterMigrate(database.url);
       console.log(`ok ${result.applied.length} applied, ${result.alreadyApplied} already applied`);
     } finally {
       await database.release();
@@ -131,6 +136,8 @@ operations
       await runDispatcher({ signal: stop.signal, tickMs: options.tickMs });
     });
   });
+
+registerDbCommands(program, (message) => new CliError(message));
 
 program
   .parseAsync(process.argv)

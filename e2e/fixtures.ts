@@ -3,7 +3,9 @@
  *
  * - `server` (one per worker): a fresh database on the test PostgreSQL server (TEST_PG_SERVER_URL,
  *   which `npm test` sets; else DATABASE_URL's server, else an embedded one), migrated, and a
- *   `next start` of the current build (`npx next build` first) on a free port of 127.0.0.1.
+ *   `next start` of the current build (`npx next build` first) on a free port of 127.0.0.1,
+ *   connected as a runtime role of its own (lib/db/roles.ts), so every spec also proves that
+ *   role's grants suffice. `databaseUrl` (setup and assertions) stays the superuser's.
  *   `baseURL` is set to it, so `page.goto("/reviews")` works.
  * - `createPerson(role)`: a new person of that role (via createUser, like `user add`), not signed in.
  * - `loginAs(role)`: such a person, signed in on `page` (its browser context holds the session
@@ -20,6 +22,7 @@ import { test as base, expect } from "@playwright/test";
 import pg from "pg";
 import type { PersonRole } from "../lib/auth/person-roles";
 import { migrate } from "../lib/db/migrate";
+import { ensureRuntimeRole, withCredentials } from "../lib/db/roles";
 import { resolveTestServer } from "../lib/db/test-server";
 import { freePort, waitForHealth } from "../lib/net/local-server";
 
@@ -113,6 +116,29 @@ export async function startServer(databaseUrl: string, secret: string): Promise<
   return { baseURL, child };
 }
 
+/**
+ * A runtime role of its own for one test database (roles are cluster-wide, hence the random
+ * name), granted as `npm start` grants review_console_app; `url` connects to `databaseUrl` as it.
+ * `drop` removes it once the database is gone (its grants went with the database).
+ */
+export async function createRuntimeRole(
+  databaseUrl: string,
+): Promise<{ name: string; url: string; drop: () => Promise<void> }> {
+  const name = `rc_e2e_app_${randomBytes(4).toString("hex")}`;
+  // The embedded test server checks passwords; a server with trust auth ignores it.
+  const password = randomBytes(18).toString("base64url");
+  await ensureRuntimeRole(databaseUrl, { name, password });
+  const serverUrl = new URL(databaseUrl);
+  serverUrl.pathname = "/postgres";
+  return {
+    name,
+    url: withCredentials(databaseUrl, name, password),
+    drop: async () => {
+      await withAdmin(serverUrl.toString(), (c) => c.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`));
+    },
+  };
+}
+
 let clientAddress = 0;
 /** A client address (TEST-NET-2) for one API sign-in; see loginAs. */
 function nextClientAddress(workerIndex: number): string {
@@ -136,16 +162,30 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
       process.env.DATABASE_URL = databaseUrl.toString();
 
       let child: ChildProcess | undefined;
+      let runtimeRole: Awaited<ReturnType<typeof createRuntimeRole>> | undefined;
       try {
         await migrate(databaseUrl.toString());
-        const server = await startServer(databaseUrl.toString(), randomBytes(32).toString("base64url"));
+        const role = await createRuntimeRole(databaseUrl.toString());
+        runtimeRole = role;
+        const server = await startServer(role.url, randomBytes(32).toString("base64url"));
         child = server.child;
+        // The health check answered through the pool: its connection shows whose it is.
+        const asRole = await withAdmin(pgServer.serverUrl, async (c) => {
+          const { rows } = await c.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND usename = $2",
+            [name, role.name],
+          );
+          return rows[0].n as number;
+        });
+        expect(asRole, "next start connects as the runtime role").toBeGreaterThan(0);
         await provide({ baseURL: server.baseURL, databaseUrl: databaseUrl.toString() });
       } finally {
         if (child) await stopServer(child);
         const { closeDb } = await import("../lib/db/client");
         await closeDb();
         await withAdmin(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        // After the database: DROP ROLE refuses while a database still holds grants to it.
+        await runtimeRole?.drop();
         await pgServer.stop();
       }
     },

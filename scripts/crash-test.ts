@@ -10,6 +10,7 @@ import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
 import { RedisStreamsTransport, type RedisClient } from "@/lib/consumer/transports/redis-streams";
 import { migrate } from "@/lib/db/migrate";
+import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { resolveTestServer } from "@/lib/db/test-server";
 
 /*
@@ -179,6 +180,12 @@ async function main(): Promise<number> {
   dbUrl.pathname = `/${name}`;
   const databaseUrl = dbUrl.toString();
   await migrate(databaseUrl);
+  // The workers connect as a least-privilege runtime role, as in production (lib/db/roles.ts);
+  // the checks below read as the superuser. Roles are cluster-wide: a name of its own.
+  const runtimeRole = `rc_crash_app_${randomBytes(4).toString("hex")}`;
+  const runtimePassword = randomBytes(18).toString("base64url");
+  await ensureRuntimeRole(databaseUrl, { name: runtimeRole, password: runtimePassword });
+  const workerDatabaseUrl = withCredentials(databaseUrl, runtimeRole, runtimePassword);
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
 
@@ -214,7 +221,7 @@ async function main(): Promise<number> {
     const consumer = slot.generation % 2 === 1 ? `slot${slot.index}` : `slot${slot.index}-g${slot.generation}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: workerDatabaseUrl,
       DB_POOL_SIZE: "6",
       REDIS_URL: redisUrl(),
       LOG_LEVEL: process.env.CRASH_LOG_LEVEL ?? "error",
@@ -339,9 +346,11 @@ async function main(): Promise<number> {
     await redis.del(stream).catch(() => {});
     await redis.quit().catch(() => {});
     await db.end().catch(() => {});
-    if (!process.env.CRASH_KEEP_DATABASE)
+    if (!process.env.CRASH_KEEP_DATABASE) {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-    else console.log(`database kept: ${databaseUrl}`);
+      // Only once the database (and with it the role's grants) is gone.
+      await admin.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(runtimeRole)}`).catch(() => {});
+    } else console.log(`database kept: ${databaseUrl} (workers connected as ${runtimeRole})`);
     await admin.end();
     await server.stop();
   }

