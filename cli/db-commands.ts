@@ -12,9 +12,8 @@ export async function ownerDatabase(): Promise<{ url: string; release: () => Pro
 
 /**
  * Migrations for a command that then works as `runtimeUrl`: with the owner's connection when
- * MIGRATION_DATABASE_URL is set. A runtime role cannot migrate (not even to find nothing
- * pending: the migrations table is created IF NOT EXISTS, which needs CREATE on the schema),
- * so that failure says what to set instead of "permission denied for schema public".
+ * MIGRATION_DATABASE_URL is set. A runtime role finds nothing pending on a migrated database but
+ * cannot apply a migration, so that failure says what to set instead of "permission denied".
  */
 export async function migrateAsOwner(runtimeUrl: string): Promise<void> {
   const url = migrationDatabaseUrl(runtimeUrl);

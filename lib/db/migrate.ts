@@ -48,11 +48,19 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
-    await client.query(`CREATE TABLE IF NOT EXISTS "_review_console_migrations" (
-      "name" TEXT PRIMARY KEY,
-      "checksum" TEXT NOT NULL,
-      "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
-    )`);
+    // Looked up first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even when the table
+    // exists, which the runtime role (docs/threat-model.md) rightly lacks; with nothing pending,
+    // a migrate by that role is then a no-op instead of an error.
+    const { rows: found } = await client.query<{ t: string | null }>(
+      `SELECT to_regclass('"_review_console_migrations"')::text AS t`,
+    );
+    if (!found[0]?.t) {
+      await client.query(`CREATE TABLE IF NOT EXISTS "_review_console_migrations" (
+        "name" TEXT PRIMARY KEY,
+        "checksum" TEXT NOT NULL,
+        "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+    }
     const { rows } = await client.query<{ name: string; checksum: string }>(
       `SELECT name, checksum FROM "_review_console_migrations"`,
     );

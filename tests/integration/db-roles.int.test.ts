@@ -220,10 +220,10 @@ describe("review-console db roles", () => {
     );
     expect(row.actor).toBe("system:cli");
 
-    // Only the runtime role's URL: it cannot migrate, and the error says what to set.
+    // Only the runtime role's URL, on a migrated database: nothing is pending, so the command
+    // needs no right to create anything and works.
     const alone = cli(["token", "add", "--name", "alone", "--role", "auditor"], { DATABASE_URL: runtimeUrl });
-    expect(alone.code).toBe(1);
-    expect(alone.out).toContain("set MIGRATION_DATABASE_URL");
+    expect(alone, alone.out).toMatchObject({ code: 0 });
   }, 60_000);
 
   it("takes back what an earlier grant gave too much (UPDATE on the log, TRUNCATE anywhere)", async () => {
