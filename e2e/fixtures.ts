@@ -46,7 +46,6 @@ interface Fixtures {
 }
 
 const root = path.resolve(import.meta.dirname, "..");
-const nextBin = path.join(root, "node_modules", "next", "dist", "bin", "next");
 
 /** Runs `fn` on a connection of its own to `serverUrl` (a server or one of its databases). */
 export async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
@@ -81,14 +80,21 @@ export interface RunningServer {
 }
 
 /**
- * `next start` of the current build on a free port of 127.0.0.1 against `databaseUrl`, once its
- * health check answers. Its own process group, so stopServer stops next-server too.
+ * The console as `npm start` serves it (scripts/serve.ts: the current build behind our own
+ * node:http server) on a free port of 127.0.0.1 against `databaseUrl`, once its health check
+ * answers. Its own process group, so stopServer stops all of it. `env` adds to or overrides the
+ * server's environment (`undefined` removes a variable).
  */
-export async function startServer(databaseUrl: string, secret: string): Promise<RunningServer> {
+export async function startServer(
+  databaseUrl: string,
+  secret: string,
+  env: Record<string, string | undefined> = {},
+): Promise<RunningServer> {
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
   let output = "";
-  const child = spawn(process.execPath, [nextBin, "start", "-H", "127.0.0.1", "-p", String(port)], {
+  const serve = path.join(root, "scripts", "serve.ts");
+  const child = spawn(process.execPath, ["--import", "tsx", serve, "-H", "127.0.0.1", "-p", String(port)], {
     cwd: root,
     detached: true,
     env: {
@@ -103,12 +109,13 @@ export async function startServer(databaseUrl: string, secret: string): Promise<
       TRUSTED_PROXIES: "127.0.0.1",
       NEXT_TELEMETRY_DISABLED: "1",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      ...env,
     },
   });
   child.stdout?.on("data", (d) => (output += d));
   child.stderr?.on("data", (d) => (output += d));
   try {
-    await waitForHealth(baseURL, child, () => output, { timeoutMs: 60_000, label: "next start" });
+    await waitForHealth(baseURL, child, () => output, { timeoutMs: 60_000, label: "the console server" });
   } catch (error) {
     await stopServer(child);
     throw error;

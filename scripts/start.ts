@@ -18,9 +18,9 @@ import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
 
 // `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations
 // (as MIGRATION_DATABASE_URL's owner when set), the demo set on an empty embedded database (or
-// with --demo), a build if there is none, then `next start` on 127.0.0.1 unless HOST says
-// otherwise, connected as the runtime role: DATABASE_URL's user, or on the embedded database
-// the role review_console_app made here (lib/db/roles.ts).
+// with --demo), a build if there is none, then the console (scripts/serve.ts) on 127.0.0.1
+// unless HOST says otherwise, connected as the runtime role: DATABASE_URL's user, or on the
+// embedded database the role review_console_app made here (lib/db/roles.ts).
 
 const root = path.resolve(import.meta.dirname, "..");
 const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
@@ -94,20 +94,25 @@ async function main(): Promise<number> {
     }
 
     console.log(`\nReview Console on ${url} (database: ${database.embedded ? "embedded, .data/pg" : "DATABASE_URL"})`);
-    // Its own process group, so stopping it stops next-server too (killing `next start` alone
-    // would orphan it).
-    const server = spawn(process.execPath, [nextBin, "start", "-H", host, "-p", port], {
-      cwd: root,
-      stdio: "inherit",
-      detached: true,
-      // MIGRATION_DATABASE_URL stays out of the console's environment: it never needs the owner.
-      env: {
-        ...process.env,
-        DATABASE_URL: runtimeUrl,
-        MIGRATION_DATABASE_URL: undefined,
-        NEXT_TELEMETRY_DISABLED: "1",
+    // The console's own server (scripts/serve.ts: Next behind node:http, which passes each
+    // request's socket address on for the sign-in limit). Its own process group, so stopping it
+    // stops everything it started.
+    const server = spawn(
+      process.execPath,
+      ["--import", "tsx", path.join(root, "scripts", "serve.ts"), "-H", host, "-p", port],
+      {
+        cwd: root,
+        stdio: "inherit",
+        detached: true,
+        // MIGRATION_DATABASE_URL stays out of the console's environment: it never needs the owner.
+        env: {
+          ...process.env,
+          DATABASE_URL: runtimeUrl,
+          MIGRATION_DATABASE_URL: undefined,
+          NEXT_TELEMETRY_DISABLED: "1",
+        },
       },
-    });
+    );
     const stop = () => {
       if (server.pid) {
         try {

@@ -4,6 +4,7 @@ import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
+import { PEER_ADDRESS_HEADER, peerHeaderTrusted } from "@/lib/net/peer-address";
 import { hashPassword, verifyPassword } from "./passwords";
 import { isPersonRole, PERSON_ROLES } from "./person-roles";
 import { authSecret } from "./secret";
@@ -52,14 +53,16 @@ function trustedProxies(): string[] | undefined {
 /**
  * Where Better Auth finds the client address (its IP rate limit, sessions.ip_address). Next hands
  * route handlers no socket address: it only sets X-Forwarded-For from the socket when the client
- * sent none, so a client reaching the console directly chooses its own. The header is therefore
+ * sent none, so a client reaching the console directly chooses its own. That header is therefore
  * read only when TRUSTED_PROXIES says a proxy is in front (it then walks the chain from the right,
- * past those proxies). Otherwise no header is read: there is no client address, and Better Auth
- * counts all sign-ins in one shared bucket per path (`no-trusted-ip`, or 127.0.0.1 under
- * NODE_ENV=test/development). The per-email limit does not depend on any of this.
+ * past those proxies). Otherwise, under the console's own server (`npm start`,
+ * lib/net/console-server.ts), the socket's address it sets on every request is the client's.
+ * Under a plain `next start` there is no client address, and Better Auth counts all sign-ins in
+ * one shared bucket per path. The per-email limit does not depend on any of this.
  */
 function clientAddressOptions(proxies: string[] | undefined): NonNullable<BetterAuthOptions["advanced"]>["ipAddress"] {
-  return proxies ? { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: proxies } : { ipAddressHeaders: [] };
+  if (proxies) return { ipAddressHeaders: ["x-forwarded-for"], trustedProxies: proxies };
+  return { ipAddressHeaders: peerHeaderTrusted() ? [PEER_ADDRESS_HEADER] : [] };
 }
 
 /** Better Auth's messages, into our structured log. */

@@ -1,0 +1,33 @@
+import { createServer, type Server } from "node:http";
+import next from "next";
+import { PEER_ADDRESS_HEADER, PEER_HEADER_FLAG } from "./peer-address";
+
+// The console's own HTTP server: Next's request handler behind a plain node:http server, so the
+// server knows each request's socket address and can hand it to the application. Next gives route
+// handlers no socket address (it only fills X-Forwarded-For from the socket when the client sent
+// none, so a direct client chooses its own); the sign-in limit per client address needs one that
+// no client can choose (docs/decisions/0006-authentication.md).
+
+export interface ConsoleServerOptions {
+  dir: string;
+  hostname: string;
+  port: number;
+}
+
+/** Starts the production console (the current `next build`) and resolves once it listens. */
+export async function startConsoleServer(options: ConsoleServerOptions): Promise<Server> {
+  process.env[PEER_HEADER_FLAG] = "1";
+  const app = next({ dev: false, dir: options.dir, hostname: options.hostname, port: options.port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  const server = createServer((req, res) => {
+    // Node lower-cases header names; a client's own copy (in any case, any number) is dropped.
+    req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
+    void handle(req, res);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => resolve());
+  });
+  return server;
+}

@@ -1,0 +1,29 @@
+import path from "node:path";
+import { startConsoleServer } from "@/lib/net/console-server";
+
+// The production server `npm start` runs (instead of `next start`): Next behind our own
+// node:http server, which passes each request's socket address on (lib/net/console-server.ts).
+// Usage: tsx scripts/serve.ts [-H host] [-p port]; defaults HOST / PORT, else 127.0.0.1:3000.
+
+function option(flag: string): string | undefined {
+  const at = process.argv.indexOf(flag);
+  return at >= 0 ? process.argv[at + 1] : undefined;
+}
+
+const hostname = option("-H") ?? process.env.HOST ?? "127.0.0.1";
+const port = Number(option("-p") ?? process.env.PORT ?? 3000);
+if (!Number.isInteger(port) || port <= 0 || port > 65535) {
+  console.error(`error: not a port: ${option("-p") ?? process.env.PORT}`);
+  process.exit(2);
+}
+
+const server = await startConsoleServer({ dir: path.resolve(import.meta.dirname, ".."), hostname, port });
+console.log(`Ready on http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`);
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  // Requests still running get a few seconds; then the process ends anyway.
+  setTimeout(() => process.exit(0), 5000).unref();
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);
