@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import "./globals.css";
 import { Providers } from "./providers";
@@ -8,11 +9,14 @@ export const metadata: Metadata = {
   description: "The manual route for task queues",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+// Reading the request's headers makes every page render per request, as its nonce requires: a
+// page built ahead of time would carry no nonce, and the CSP would block its scripts.
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     <html lang="en">
       <body>
-        <Providers>{children}</Providers>
+        <Providers nonce={nonce}>{children}</Providers>
       </body>
     </html>
   );

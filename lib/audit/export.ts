@@ -1,6 +1,7 @@
 import { stringify } from "csv-stringify/sync";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
+import { neutraliseFormula } from "./csv-cell";
 import { AUDIT_COLUMNS, type AuditRow, auditWhere, toAuditEntry } from "./list";
 import { AUDIT_ENTRY_FIELDS, type AuditExportFormat, type AuditFilter } from "./schema";
 
@@ -13,28 +14,31 @@ const CONTENT_TYPES: Record<AuditExportFormat, string> = {
 };
 
 function csvChunk(rows: AuditRow[], header: boolean): string {
+  // A text cell as a spreadsheet must show it; `seq` stays a number (and is never a formula).
+  const text = (value: string | null) => (value === null ? null : neutraliseFormula(value));
   return stringify(
     // In the order of AUDIT_ENTRY_FIELDS; `details` as jsonb's text, one cell any JSON parser reads.
     rows.map((row) => [
       Number(row.seq),
-      row.at,
-      row.actor,
-      row.actor_role,
-      row.action,
-      row.review_id,
-      row.effect_key,
-      row.reason,
-      row.details,
-      row.prev_hash,
-      row.hash,
+      text(row.at),
+      text(row.actor),
+      text(row.actor_role),
+      text(row.action),
+      text(row.review_id),
+      text(row.effect_key),
+      text(row.reason),
+      text(row.details),
+      text(row.prev_hash),
+      text(row.hash),
     ]),
     {
       header,
       columns: [...AUDIT_ENTRY_FIELDS],
       record_delimiter: "windows",
-      // CSV injection: a cell starting with = + - @ (or tab, CR, their full-width forms) would be
-      // a formula to a spreadsheet; it gets a leading ' so it stays text. Numbers are left alone.
-      escape_formulas: true,
+      // With a record_delimiter set, csv-stringify quotes a cell only for that exact sequence
+      // (CRLF): a bare LF or CR would then end the row early, and what follows it would start a
+      // new row in the first column. Any cell with a CR or LF is quoted.
+      quote_record_delimiter: true,
     },
   );
 }

@@ -1,7 +1,7 @@
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
-import { appendStandaloneDecision } from "@/lib/audit/append";
+import { recordRefusal } from "@/lib/http/refusal-log";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
 import { can, type Permission } from "./roles";
@@ -24,21 +24,32 @@ export async function currentUser(): Promise<SessionUser | null> {
 }
 
 /**
+ * A page's refusal, once per request: a layout and its page both call requireUser, and one
+ * visit is one refusal. Through recordRefusal: not written under the person's name when another
+ * site sent their browser here (`Sec-Fetch-Site`), and repeats counted (ADR 0010).
+ */
+const refusePage = cache(async (user: SessionUser, permission: Permission, path: string | null): Promise<void> => {
+  await recordRefusal({
+    actor: { kind: "user", label: `user:${user.email}`, role: user.role },
+    route: "page",
+    reason: `role ${user.role} may not ${permission}`,
+    method: "GET",
+    path: path ?? undefined,
+    details: { ...(path === null ? { path: null } : {}), permission, userId: user.id },
+    fetchSite: (await headers()).get("sec-fetch-site"),
+  });
+});
+
+/**
  * For server-component pages: redirects to /login?next=<path> when signed out; when the role
- * lacks `permission`, writes an `authorization.refused` decision-log entry and renders Next's
- * forbidden() (app/forbidden.tsx).
+ * lacks `permission`, records the refusal (refusePage) and renders Next's forbidden()
+ * (app/forbidden.tsx).
  */
 export async function requireUser(permission?: Permission, path?: string): Promise<SessionUser> {
   const user = await currentUser();
   if (!user) redirect(loginPath(path));
   if (permission && !can(user.role, permission)) {
-    await appendStandaloneDecision({
-      actor: `user:${user.email}`,
-      actorRole: user.role,
-      action: "authorization.refused",
-      reason: `role ${user.role} may not ${permission}`,
-      details: { method: "GET", path: path ?? null, permission, userId: user.id },
-    });
+    await refusePage(user, permission, path ?? null);
     forbidden();
   }
   return user;

@@ -3,13 +3,27 @@ import { type Actor, authenticate, authorize } from "@/lib/auth/actor";
 import type { Permission } from "@/lib/auth/roles";
 import { log } from "@/lib/log";
 import { isUuid } from "@/lib/reviews/ids";
+import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";
 import { ApiError, errorResponse, validationError } from "./errors";
+import { requireStorable } from "./storable";
 
-interface RouteContext<P> {
+export interface RouteContext<P> {
   request: Request;
   actor: Actor;
   params: P;
+  /** The route as a pattern, `POST /api/v1/reviews/[id]/actions`: what refusals are grouped by. */
+  route: string;
+}
+
+/**
+ * `METHOD /route` (`POST /api/v1/reviews/[id]/actions`): refusals are grouped by route, so varying
+ * an id in the path cannot open a new window each time (lib/http/refusal-log.ts). A path no
+ * route of app/ takes (a handler called directly) stands for itself.
+ */
+export function routePattern(request: Request): string {
+  const { pathname } = new URL(request.url);
+  return `${request.method.toUpperCase()} ${matchRoute(pathname) ?? pathname}`;
 }
 
 /**
@@ -24,9 +38,13 @@ export function apiRoute<P = Record<string, never>>(
     try {
       const actor = await authenticate(request);
       const params = ((await context?.params) ?? {}) as P;
+      const route = routePattern(request);
       const id = (params as { id?: unknown }).id;
-      await authorize(actor, permission, request, typeof id === "string" && isUuid(id) ? id : undefined);
-      return await handler({ request, actor, params });
+      await authorize(actor, permission, request, {
+        route,
+        reviewId: typeof id === "string" && isUuid(id) ? id : undefined,
+      });
+      return await handler({ request, actor, params, route });
     } catch (error) {
       if (error instanceof ApiError) return errorResponse(error);
       log.error({ err: error, method: request.method, url: request.url }, "request failed");
@@ -35,14 +53,21 @@ export function apiRoute<P = Record<string, never>>(
   };
 }
 
-/** The validated body, and its text for handlers that must keep part of it exactly as sent. */
+/**
+ * The validated body, and its text for handlers that must keep part of it exactly as sent. The
+ * body must also be storable (requireStorable: no unpaired surrogate, NUL or deep nesting in any
+ * of its strings), except with `asReceived`: intake keeps a message as it was received (its
+ * schema checks what the json column cannot hold) and its texts the way PostgreSQL takes them.
+ */
 export async function parseJsonBody<S extends z.ZodType>(
   request: Request,
   schema: S,
+  options: { asReceived?: boolean } = {},
 ): Promise<{ data: z.infer<S>; text: string }> {
   const body = await readJsonBody(request);
   const result = schema.safeParse(body.value);
   if (!result.success) throw validationError(result.error);
+  if (!options.asReceived) requireStorable(result.data);
   return { data: result.data, text: body.text };
 }
 

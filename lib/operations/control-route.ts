@@ -12,10 +12,11 @@ export function controlRoute<S extends z.ZodType>(
   schema: S,
   change: (id: string, body: z.infer<S>, actor: Actor) => Promise<void>,
 ) {
-  return apiRoute<{ operationId: string }>("reviews.act", async ({ request, actor, params }) => {
+  return apiRoute<{ operationId: string }>("reviews.act", async (context) => {
+    const { request, actor, params } = context;
     const id = operationIdOf(params);
     const { data } = await parseJsonBody(request, schema);
-    await withRefusalsLogged(request, actor, id, () => change(id, data, actor));
+    await withRefusalsLogged(context, id, () => change(id, data, actor));
     return operationResponse(id, actor);
   });
 }

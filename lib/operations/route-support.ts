@@ -1,6 +1,7 @@
 import type { Actor } from "@/lib/auth/actor";
-import { appendStandaloneDecision } from "@/lib/audit/append";
 import { ApiError } from "@/lib/http/errors";
+import { recordRefusal } from "@/lib/http/refusal-log";
+import type { RouteContext } from "@/lib/http/route";
 import { isUuid } from "@/lib/reviews/ids";
 import { getOperation } from "./view";
 
@@ -20,11 +21,10 @@ export async function operationResponse(id: string, actor: Actor, status = 200):
 
 /**
  * Runs a change to an operation; a refusal by role (the action's own permission, checked past
- * the route's) is written to the decision log like every refused authorization.
+ * the route's) is recorded like every refused authorization (lib/http/refusal-log.ts).
  */
 export async function withRefusalsLogged<T>(
-  request: Request,
-  actor: Actor,
+  { request, actor, route }: Pick<RouteContext<unknown>, "request" | "actor" | "route">,
   operationId: string | null,
   change: () => Promise<T>,
 ): Promise<T> {
@@ -32,16 +32,14 @@ export async function withRefusalsLogged<T>(
     return await change();
   } catch (error) {
     if (error instanceof ApiError && error.status === 403) {
-      await appendStandaloneDecision({
-        actor: actor.label,
-        actorRole: actor.role,
-        action: "authorization.refused",
+      await recordRefusal({
+        actor,
+        route,
         reason: error.message,
-        details: {
-          method: request.method,
-          path: new URL(request.url).pathname,
-          ...(operationId ? { operationId } : {}),
-        },
+        method: request.method,
+        path: new URL(request.url).pathname,
+        details: operationId ? { operationId } : {},
+        fetchSite: request.headers.get("sec-fetch-site"),
       });
     }
     throw error;

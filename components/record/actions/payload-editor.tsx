@@ -3,6 +3,7 @@
 import { json } from "@codemirror/lang-json";
 import CodeMirror, { EditorView } from "@uiw/react-codemirror";
 import { useMemo } from "react";
+import { useCspNonce } from "@/components/csp-nonce";
 
 export interface PayloadEditorProps {
   value: string;
@@ -27,9 +28,12 @@ export default function PayloadEditor({
   invalid,
   contentId,
 }: PayloadEditorProps) {
+  const nonce = useCspNonce();
   const extensions = useMemo(
     () => [
       json(),
+      // CodeMirror adds its theme as a <style> element: with the nonce the page's CSP admits it.
+      ...(nonce ? [EditorView.cspNonce.of(nonce)] : []),
       EditorView.lineWrapping,
       EditorView.contentAttributes.of({
         id: contentId,
@@ -39,7 +43,7 @@ export default function PayloadEditor({
         "aria-multiline": "true",
       }),
     ],
-    [contentId, labelledBy, describedBy, invalid],
+    [nonce, contentId, labelledBy, describedBy, invalid],
   );
   return (
     <CodeMirror

@@ -11,8 +11,9 @@ export const GET = apiRoute("operations.read", async ({ request, actor }) => {
 });
 
 /** POST /api/v1/operations: freezes the selection into a planned operation (docs/operations.md). */
-export const POST = apiRoute("reviews.act", async ({ request, actor }) => {
+export const POST = apiRoute("reviews.act", async (context) => {
+  const { request, actor } = context;
   const { data } = await parseJsonBody(request, createOperationSchema);
-  const id = await withRefusalsLogged(request, actor, null, () => createOperation(data, actor));
+  const id = await withRefusalsLogged(context, null, () => createOperation(data, actor));
   return operationResponse(id, actor, 201);
 });

@@ -10,7 +10,7 @@ export const GET = apiRoute("reviews.read", async ({ request }) => {
 });
 
 export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
-  const { data, text } = await parseJsonBody(request, reportSchema);
+  const { data, text } = await parseJsonBody(request, reportSchema, { asReceived: true });
   const rawMessage = sliceSpan(text, objectMembers(text, 0).get("message"));
   const [result] = await intakeReports([{ input: data, rawMessage }], actor);
   if (!result) throw new Error("intake returned nothing");

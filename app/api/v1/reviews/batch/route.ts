@@ -9,7 +9,7 @@ import { batchSchema, reportSchema } from "@/lib/reviews/schema";
  * fields they lack, so one bad record does not hold back 499 good ones.
  */
 export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
-  const { data, text } = await parseJsonBody(request, batchSchema);
+  const { data, text } = await parseJsonBody(request, batchSchema, { asReceived: true });
   const recordsSpan = objectMembers(text, 0).get("records");
   const elements = recordsSpan ? arrayElements(text, recordsSpan[0]) : [];
   const valid: { index: number; report: Report }[] = [];

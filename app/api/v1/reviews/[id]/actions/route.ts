@@ -1,5 +1,5 @@
-import { appendStandaloneDecision } from "@/lib/audit/append";
 import { ApiError } from "@/lib/http/errors";
+import { recordRefusal } from "@/lib/http/refusal-log";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { performAction } from "@/lib/reviews/actions/perform-action";
@@ -8,19 +8,21 @@ import { detailResponse } from "@/lib/reviews/detail-response";
 import { isUuid } from "@/lib/reviews/ids";
 
 /** POST /api/v1/reviews/{id}/actions: one action, answered with the record as it now is. */
-export const POST = apiRoute<{ id: string }>("reviews.act", async ({ request, actor, params }) => {
+export const POST = apiRoute<{ id: string }>("reviews.act", async ({ request, actor, params, route }) => {
   const { data } = await parseJsonBody(request, actionRequestSchema);
   if (!isUuid(params.id)) throw new ApiError(404, "not-found", `no review record ${params.id}`);
   const outcome = await performAction(params.id, data, actor);
   if (!outcome.ok) {
     if (outcome.status === 403) {
-      await appendStandaloneDecision({
-        actor: actor.label,
-        actorRole: actor.role,
-        action: "authorization.refused",
-        reviewId: params.id,
+      await recordRefusal({
+        actor,
+        route,
         reason: outcome.message,
-        details: { method: request.method, path: new URL(request.url).pathname, action: data.action },
+        method: request.method,
+        path: new URL(request.url).pathname,
+        reviewId: params.id,
+        details: { action: data.action },
+        fetchSite: request.headers.get("sec-fetch-site"),
       });
     }
     // With a conflict the client gets the record as it is now, so nobody overwrites blind.
