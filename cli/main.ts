@@ -1,14 +1,12 @@
 import "dotenv/config";
-import { Command, InvalidArgumentError, Option } from "commander";
-import { ROLES, type Role } from "@/lib/auth/roles";
-import { createApiToken } from "@/lib/auth/tokens";
+import { Command, InvalidArgumentError } from "commander";
 import { closeDb } from "@/lib/db/client";
 import { localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
-import { createUser, newUserSchema, PERSON_ROLES } from "@/lib/users/create-user";
 import { registerAuditCommands } from "./audit-commands";
 import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCommands } from "./db-commands";
-import { readSecret } from "./read-secret";
+import { registerPeopleCommands } from "./people-commands";
+import { registerTokenCommands } from "./token-commands";
 
 /** A failure the user can fix: printed as one line, exit code 1, no stack trace. */
 class CliError extends Error {}
@@ -55,43 +53,8 @@ program
     }
   });
 
-const user = program.command("user").description("manage people who sign in");
-user
-  .command("add")
-  .description("add a user; the password comes from --password, REVIEW_PASSWORD or a prompt")
-  .requiredOption("--email <email>", "sign-in email")
-  .addOption(new Option("--role <role>", "what the user may do").choices(PERSON_ROLES).makeOptionMandatory())
-  .option("--password <password>", "password (prefer the prompt or REVIEW_PASSWORD: options end up in shell history)")
-  .action(async (options: { email: string; role: string; password?: string }) => {
-    const password = options.password ?? process.env.REVIEW_PASSWORD ?? (await readSecret("Password: "));
-    const parsed = newUserSchema.safeParse({ email: options.email, role: options.role, password });
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new CliError(`${issue.path.join(".")}: ${issue.message}`);
-    }
-    await withDatabase(async () => {
-      const result = await createUser(parsed.data);
-      if (!result.ok) throw new CliError(`a user with email ${parsed.data.email} already exists`);
-      console.log(`added ${parsed.data.email} as ${parsed.data.role}`);
-    });
-  });
-
-const token = program.command("token").description("manage API tokens for programs");
-token
-  .command("add")
-  .description("issue a token; it is printed once, alone on the last line")
-  .requiredOption("--name <name>", "what the token is for, e.g. billing-worker")
-  .addOption(new Option("--role <role>", "what the token may do").choices(ROLES).makeOptionMandatory())
-  .action(async (options: { name: string; role: Role }) => {
-    const name = options.name.trim();
-    if (!name || name.length > 200) throw new CliError("name: must be 1 to 200 characters");
-    await withDatabase(async () => {
-      const issued = await createApiToken(name, options.role);
-      console.log(`token ${name} (${options.role}) issued; it is shown only now:`);
-      console.log(issued.token);
-    });
-  });
-
+registerPeopleCommands(program, withDatabase, (message) => new CliError(message));
+registerTokenCommands(program, withDatabase, (message) => new CliError(message));
 registerAuditCommands(program, withDatabase);
 
 program

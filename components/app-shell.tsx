@@ -5,7 +5,7 @@ import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
 import { can, type Role } from "@/lib/auth/roles";
 
-export type ShellSection = "reviews" | "operations" | "audit";
+export type ShellSection = "reviews" | "operations" | "audit" | "admin";
 
 /** Who is signed in, as the shell shows it (a subset of the session's user). */
 export interface ShellUser {
@@ -17,11 +17,12 @@ const NAV: {
   section: ShellSection;
   href: string;
   label: string;
-  permission: "reviews.read" | "operations.read" | "audit.read";
+  permission: "reviews.read" | "operations.read" | "audit.read" | "users.manage";
 }[] = [
   { section: "reviews", href: "/reviews", label: "Queue", permission: "reviews.read" },
   { section: "operations", href: "/operations", label: "Operations", permission: "operations.read" },
   { section: "audit", href: "/audit", label: "Decision log", permission: "audit.read" },
+  { section: "admin", href: "/admin", label: "Admin", permission: "users.manage" },
 ];
 
 /**

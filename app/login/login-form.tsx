@@ -7,6 +7,8 @@ import styles from "./login.module.css";
 /** What to tell the person, from Better Auth's answer. Never says whether the email exists. */
 function messageFor(status: number, code?: string): string {
   if (status === 401) return "Wrong email or password.";
+  // Said only after the right password (Better Auth's admin plugin refuses the session then).
+  if (status === 403 && code === "BANNED_USER") return "This account is disabled. Ask an admin.";
   // The per-account limit (lib/auth/sign-in-limit.ts) holds for 15 minutes, from any address.
   if (status === 429 && code === "TOO_MANY_FAILED_SIGN_INS") {
     return "Too many failed sign-ins for this account. Wait about 15 minutes, or ask an admin.";

@@ -28,7 +28,8 @@ export function AutoReplaySettings({ role }: { role: Role }) {
   const announcementRef = useRef<HTMLParagraphElement>(null);
   const mayChange = can(role, "reviews.resolve");
   const kinds = query.data?.kinds ?? [];
-  const turningOn = editing ? !editing.autoReplayReady : false;
+  // A switch paused for lost authority is on but idle: turning it on again puts it on yours.
+  const turningOn = editing ? !editing.autoReplayReady || editing.pausedReason !== null : false;
 
   return (
     <Section title="Automatic replay of ready records">
@@ -72,7 +73,18 @@ export function AutoReplaySettings({ role }: { role: Role }) {
               {kinds.map((k) => (
                 <tr key={k.kind}>
                   <td className={styles.mono}>{k.kind}</td>
-                  <td>{k.autoReplayReady ? <Badge tone="success">on</Badge> : <Badge>off</Badge>}</td>
+                  <td>
+                    {!k.autoReplayReady ? (
+                      <Badge>off</Badge>
+                    ) : k.pausedReason ? (
+                      <>
+                        <Badge tone="warning">paused</Badge>
+                        <div className={styles.muted}>{k.pausedReason}</div>
+                      </>
+                    ) : (
+                      <Badge tone="success">on</Badge>
+                    )}
+                  </td>
                   <td className={styles.num}>{formatCount(k.ready)}</td>
                   <td>{k.updatedBy ?? <span className={styles.muted}>—</span>}</td>
                   <td className={`${styles.mono} ${styles.nowrap}`}>
@@ -83,13 +95,13 @@ export function AutoReplaySettings({ role }: { role: Role }) {
                       <Button
                         size="sm"
                         aria-haspopup="dialog"
-                        aria-label={`${k.autoReplayReady ? "Turn off" : "Turn on"} automatic replay for ${k.kind}`}
+                        aria-label={`${switchLabel(k)} automatic replay for ${k.kind}`}
                         onClick={() => {
                           setAnnouncement("");
                           setEditing(k);
                         }}
                       >
-                        {k.autoReplayReady ? "Turn off…" : "Turn on…"}
+                        {switchLabel(k)}…
                       </Button>
                     </td>
                   ) : null}
@@ -130,4 +142,10 @@ export function AutoReplaySettings({ role }: { role: Role }) {
       </ControlDialog>
     </Section>
   );
+}
+
+/** What the switch's button does: a paused switch is turned on again (on the viewer's authority). */
+function switchLabel(k: KindAutoReplay): string {
+  if (!k.autoReplayReady) return "Turn on";
+  return k.pausedReason ? "Turn on again" : "Turn off";
 }

@@ -3,9 +3,11 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
-import { servedOverHttps } from "@/lib/http/https";
 import { log } from "@/lib/log";
 import { PEER_ADDRESS_HEADER, peerHeaderTrusted } from "@/lib/net/peer-address";
+import { adminPlugin, adminPluginPaths } from "./admin-plugin";
+import { hideSessionTokens } from "./hide-session-tokens";
+import { deliverPasswordLink, PASSWORD_LINK_SECONDS, recordPasswordSet } from "./password-links";
 import { hashPassword, verifyPassword } from "./passwords";
 import { isPersonRole, PERSON_ROLES } from "./person-roles";
 import { authSecret } from "./secret";
@@ -112,8 +114,23 @@ function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
       maxPasswordLength: 1024,
       // Argon2id (memory-hard) instead of Better Auth's default scrypt: lib/auth/passwords.ts.
       password: { hash: hashPassword, verify: ({ hash, password }) => verifyPassword(hash, password) },
+      // One-time links to set a password (invitations, resets; ./password-links.ts). Spending
+      // one ends the person's sessions.
+      sendResetPassword: deliverPasswordLink,
+      onPasswordReset: recordPasswordSet,
+      resetPasswordTokenExpiresIn: PASSWORD_LINK_SECONDS,
+      revokeSessionsOnPasswordReset: true,
     },
+    // A link's token is stored as its SHA-256: a reader of the database cannot use it.
+    verification: { storeIdentifier: "hashed" },
     session: { expiresIn: SESSION_SECONDS, disableSessionRefresh: true },
+    // The admin plugin for its ban (a disabled person cannot sign in) and the session-token
+    // filter (docs/decisions/0011-people-and-tokens.md).
+    plugins: [adminPlugin(), hideSessionTokens()],
+    // Not over HTTP: the admin plugin's endpoints (lib/users/* make those changes, with a reason
+    // and a decision-log entry) and the request for a password link, which only an admin makes
+    // (server-side, issuePasswordLink). auth.api calls are not affected.
+    disabledPaths: [...adminPluginPaths(), "/request-password-reset"],
     rateLimit: {
       // Better Auth turns it on only when NODE_ENV=production; we want it everywhere.
       enabled: true,
@@ -174,6 +191,16 @@ export function auth(secure = false): Auth {
 }
 
 /**
+ * Whether the request reached us over https: `X-Forwarded-Proto`, which Next sets for every
+ * request (from the TLS socket, or kept from the proxy in front), else the request URL.
+ */
+export function servedOverHttps(headers: Headers, url?: string): boolean {
+  const forwarded = headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
+  if (forwarded) return forwarded === "https";
+  return url?.startsWith("https:") ?? false;
+}
+
+/**
  * This site's origin as the browser addressed it: the scheme, and the host from X-Forwarded-Host
  * (which Next sets from Host unless a proxy did) or Host. Falls back to the request URL's origin,
  * which Next builds from the address it listens on (`http://localhost:3000` for `-H 127.0.0.1`),
@@ -207,7 +234,9 @@ export async function sessionUser(headers: Headers, url?: string): Promise<Sessi
   // Most API calls come from programs with tokens: no cookie, no session lookup.
   if (!hasSessionCookie(headers)) return null;
   const session = await auth(servedOverHttps(headers, url)).api.getSession({ headers });
-  if (!session || !isPersonRole(session.user.role)) return null;
+  // A disabled person's sessions are deleted with the change; `banned` also covers a session
+  // that a sign-in racing the change created just after.
+  if (!session || session.user.banned || !isPersonRole(session.user.role)) return null;
   return { id: session.user.id, email: session.user.email, role: session.user.role };
 }
 

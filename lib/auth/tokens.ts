@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
 import type { Role } from "./roles";
 
 // Tokens carry 256 random bits, so a fast hash is enough to make the stored value useless to a
@@ -20,30 +21,98 @@ export interface TokenActor {
   role: Role;
 }
 
-/** Issues a token; only its hash is stored, so the caller must hand the token over now. */
+/** `token revoke --name N` must name one token: a name is taken while a token with it works. */
+export class TokenNameTaken extends Error {
+  constructor(readonly tokenName: string) {
+    super(`a working token named ${tokenName} exists; revoke it first or choose another name`);
+  }
+}
+
+export interface IssueOptions {
+  /** When it stops working; null or absent: never. */
+  expiresAt?: Date | null;
+  actorRole?: string | null;
+  /** Why, for the decision log; absent: a sentence naming the token and role. */
+  reason?: string;
+}
+
+/**
+ * Issues a token; only its hash is stored, so the caller must hand the token over now. Refused
+ * (TokenNameTaken) while a token of that name still works: the name is how people and the CLI
+ * tell tokens apart. The check and the insert run under a lock on the name.
+ */
 export async function createApiToken(
   name: string,
   role: Role,
   actor = "system:cli",
+  options: IssueOptions = {},
 ): Promise<{ id: string; token: string }> {
   const token = newToken();
+  const expiresAt = options.expiresAt ?? null;
   const row = await db().$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('api_tokens.name'), hashtext(${name}))`;
+    const taken = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM api_tokens
+       WHERE name = ${name} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
+    if (taken.length > 0) throw new TokenNameTaken(name);
     const created = await tx.apiToken.create({
-      data: { name, role, tokenHash: hashToken(token), prefix: token.slice(0, 12) },
+      data: { name, role, tokenHash: hashToken(token), prefix: token.slice(0, 12), createdBy: actor, expiresAt },
     });
     await appendDecision(tx, {
       actor,
+      actorRole: options.actorRole ?? null,
       action: "token.created",
-      reason: `issued token ${name} for role ${role}`,
-      details: { tokenId: created.id, name, role, prefix: created.prefix },
+      reason: options.reason ?? `issued token ${name} for role ${role}`,
+      details: {
+        tokenId: created.id,
+        name,
+        role,
+        prefix: created.prefix,
+        expiresAt: expiresAt?.toISOString() ?? null,
+      },
     });
     return created;
   });
   return { id: row.id, token };
 }
 
+/** `last_used_at` is coarse: written at most once per this many seconds per token. */
+export const LAST_USED_GRANULARITY_SECONDS = 60;
+
+interface TokenRow {
+  id: string;
+  name: string;
+  role: Role;
+  usable: boolean;
+  used_recently: boolean;
+}
+
+/**
+ * The token's actor, or null when it is unknown, revoked or expired (a 401 for the caller). Its
+ * `last_used_at` is moved on at most once a minute: one small write per token per minute, not one
+ * per request. Expiry is judged by the database's clock, like every other time here.
+ */
 export async function findTokenActor(token: string): Promise<TokenActor | null> {
-  const row = await db().apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
-  if (!row || row.revokedAt) return null;
+  const rows = await db().$queryRaw<TokenRow[]>`
+    SELECT id::text, name, role::text AS role,
+           revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
+           COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS used_recently
+      FROM api_tokens WHERE token_hash = ${hashToken(token)}`;
+  const row = rows[0];
+  if (!row?.usable) return null;
+  if (!row.used_recently) await touchLastUsed(row.id);
   return { kind: "token", id: row.id, name: row.name, role: row.role };
+}
+
+async function touchLastUsed(id: string): Promise<void> {
+  try {
+    // Guarded again: of concurrent first requests in a minute, one writes.
+    await db().$executeRaw`
+      UPDATE api_tokens SET last_used_at = now()
+       WHERE id = ${id}::uuid
+         AND (last_used_at IS NULL OR last_used_at <= now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second')`;
+  } catch (err) {
+    // A bookkeeping write must not fail the caller's request.
+    log.warn({ err, tokenId: id }, "could not record a token's last use");
+  }
 }

@@ -33,3 +33,10 @@ export const operationKeys = {
   log: (id: string) => [...operationKeys.detail(id), "log"] as const,
   autoReplay: () => [...operationKeys.all, "auto-replay"] as const,
 };
+
+/** The admin page: people and API tokens (each change invalidates its own list). */
+export const adminKeys = {
+  all: ["admin"] as const,
+  people: () => [...adminKeys.all, "people"] as const,
+  tokens: () => [...adminKeys.all, "tokens"] as const,
+};

@@ -1,9 +1,11 @@
 import type { Actor } from "@/lib/auth/actor";
+import { actorRef } from "@/lib/auth/actor-ref";
 import { appendDecision } from "@/lib/audit/append";
 import { defaultKindRegistry } from "@/lib/contract/kinds";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { performAction } from "@/lib/reviews/actions/perform-action";
+import { pauseSwitch, switchAuthorityLost } from "./authority";
 import type { KindAutoReplay } from "./types";
 
 // Gap release (docs/operations.md): a held sequence-gap record is "ready" once its missing
@@ -26,6 +28,7 @@ interface SettingRow {
   autoReplayReady: boolean;
   updatedBy: string;
   updatedAt: Date;
+  pausedReason: string | null;
 }
 
 /**
@@ -63,6 +66,7 @@ function view(kind: string, setting: SettingRow | undefined, ready: number): Kin
   return {
     kind,
     autoReplayReady: setting?.autoReplayReady ?? false,
+    pausedReason: setting?.pausedReason ?? null,
     updatedBy: setting?.updatedBy ?? null,
     updatedAt: setting?.updatedAt.toISOString() ?? null,
     ready,
@@ -106,10 +110,18 @@ export async function setAutoReplay(
       if (known.length === 0) return null;
     }
     const now = new Date();
+    // Turning it on (again) puts it on this actor's authority and lifts a pause for lost
+    // authority (lib/operations/authority.ts); turning it off ends the pause too.
+    const change = {
+      autoReplayReady: enabled,
+      updatedBy: actor.label,
+      updatedAt: now,
+      authorityActor: actorRef(actor),
+    };
     const row = await tx.kindSetting.upsert({
       where: { kind },
-      create: { kind, autoReplayReady: enabled, updatedBy: actor.label, updatedAt: now },
-      update: { autoReplayReady: enabled, updatedBy: actor.label, updatedAt: now },
+      create: { kind, ...change },
+      update: { ...change, pausedReason: null },
     });
     await appendDecision(tx, {
       actor: actor.label,
@@ -156,9 +168,11 @@ let idle: { until: number; enabled: string } | null = null;
 export async function autoReplayReady(options: { limit?: number } = {}): Promise<number> {
   const limit = options.limit ?? AUTO_REPLAY_BATCH;
   if (limit < 1) return 0;
-  const settings = await db().$queryRawUnsafe<{ kind: string; updated_at: Date }[]>(
-    `SELECT kind, updated_at FROM kind_settings WHERE auto_replay_ready ORDER BY kind`,
+  const switchedOn = await db().$queryRawUnsafe<{ kind: string; updated_at: Date; authority_actor: string | null }[]>(
+    `SELECT kind, updated_at, authority_actor FROM kind_settings
+      WHERE auto_replay_ready AND paused_reason IS NULL ORDER BY kind`,
   );
+  const settings = await withoutLostAuthority(switchedOn);
   if (settings.length === 0) return 0;
   const enabled = settings.map((k) => `${k.kind}@${k.updated_at.toISOString()}`).join("\n");
   if (idle && idle.enabled === enabled && Date.now() < idle.until) return 0;
@@ -168,7 +182,7 @@ export async function autoReplayReady(options: { limit?: number } = {}): Promise
     `WITH ${READY_PAIRS}
      SELECT r.id::text AS id, r.version, r.kind, k.updated_by, k.updated_at
        FROM ${READY_RECORDS}
-       JOIN kind_settings k ON k.kind = r.kind AND k.auto_replay_ready
+       JOIN kind_settings k ON k.kind = r.kind AND k.auto_replay_ready AND k.paused_reason IS NULL
       ORDER BY r.sequence_key, r.sequence, r.seq
       LIMIT $1`,
     limit,
@@ -201,4 +215,33 @@ export async function autoReplayReady(options: { limit?: number } = {}): Promise
     }
   }
   return scheduled;
+}
+
+/**
+ * The switches whose authority still may replay records; the others are paused here, each in a
+ * transaction of its own that checks again under the setting's row lock (someone may have turned
+ * it on again meanwhile, on their own authority). A disable, role change or revoke pauses them at
+ * once; this catches what happens silently, such as a token's expiry.
+ */
+async function withoutLostAuthority<T extends { kind: string; authority_actor: string | null }>(
+  switchedOn: T[],
+): Promise<T[]> {
+  const kept: T[] = [];
+  for (const setting of switchedOn) {
+    if (!(await switchAuthorityLost(db(), setting.authority_actor))) {
+      kept.push(setting);
+      continue;
+    }
+    await db().$transaction(async (tx) => {
+      const rows = await tx.$queryRawUnsafe<{ authority_actor: string | null }[]>(
+        `SELECT authority_actor FROM kind_settings
+          WHERE kind = $1 AND auto_replay_ready AND paused_reason IS NULL FOR UPDATE`,
+        setting.kind,
+      );
+      if (!rows[0]) return;
+      const because = await switchAuthorityLost(tx, rows[0].authority_actor);
+      if (because) await appendDecision(tx, await pauseSwitch(tx, setting.kind, because));
+    });
+  }
+  return kept;
 }

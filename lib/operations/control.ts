@@ -1,4 +1,5 @@
 import type { Actor } from "@/lib/auth/actor";
+import { actorRef } from "@/lib/auth/actor-ref";
 import { can } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
@@ -101,11 +102,13 @@ export async function confirmOperation(id: string, request: ConfirmRequest, acto
       );
     }
     await tx.$executeRawUnsafe(
-      `UPDATE bulk_operations SET state = 'running', confirmed_by = $2, confirmed_at = now(),
+      `UPDATE bulk_operations SET state = 'running', confirmed_by = $2, confirmed_at = now(), authority_actor = $3,
               window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
         WHERE id = $1::uuid`,
       id,
       actor.label,
+      // Whoever starts it answers for it from now on (lib/operations/authority.ts).
+      actorRef(actor),
     );
     await appendDecision(tx, {
       actor: actor.label,
@@ -149,8 +152,9 @@ export async function resumeOperation(id: string, request: ResumeRequest, actor:
     refuseUnlessIn(op, "resume");
     // Resuming from the canary's stop, or from any pause once the canary went out, passes it.
     const changesAutoPause = request.autoPause !== undefined;
+    // Whoever resumes it answers for it from now on, also after a pause for lost authority.
     await tx.$executeRawUnsafe(
-      `UPDATE bulk_operations SET state = 'running', pause_reason = NULL,
+      `UPDATE bulk_operations SET state = 'running', pause_reason = NULL, authority_actor = $6,
               canary_passed = canary_passed OR $2 OR dispatched >= canary_size,
               auto_pause_outcomes = 0, auto_pause_held_again = 0,
               auto_pause_threshold = CASE WHEN $3 THEN $4::float8 ELSE auto_pause_threshold END,
@@ -163,6 +167,7 @@ export async function resumeOperation(id: string, request: ResumeRequest, actor:
       changesAutoPause,
       request.autoPause?.threshold ?? null,
       request.autoPause?.minOutcomes ?? null,
+      actorRef(actor),
     );
     await appendDecision(tx, {
       actor: actor.label,

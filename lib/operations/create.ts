@@ -1,4 +1,5 @@
 import type { Actor } from "@/lib/auth/actor";
+import { actorRef } from "@/lib/auth/actor-ref";
 import { can } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
@@ -87,6 +88,8 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
           total: 0,
           createdBy: actor.label,
           createdRole: actor.role,
+          // It runs on its creator's authority until someone else confirms or resumes it.
+          authorityActor: actorRef(actor),
           runAt: request.runAt ? new Date(request.runAt) : null,
           ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
           canarySize: request.canarySize ?? 0,

@@ -5,6 +5,7 @@ import type { Role } from "@/lib/generated/prisma/enums";
 import { log } from "@/lib/log";
 import { ActionRefused, type ActionOutcome, performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
 import { sleep } from "@/lib/util/sleep";
+import { operationAuthorityLost, pauseForLostAuthority } from "./authority";
 import { autoReplayReady } from "./auto-replay";
 import {
   appendBatchEntries,
@@ -24,6 +25,7 @@ interface DueOperation {
   reason: string;
   created_by: string;
   created_role: Role;
+  authority_actor: string | null;
   rate_per_second: number;
   canary_size: number;
   canary_passed: boolean;
@@ -58,7 +60,7 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
   return db().$transaction(
     async (tx) => {
       const rows = await tx.$queryRawUnsafe<DueOperation[]>(
-        `SELECT id::text, action::text, state::text, reason, created_by, created_role::text, rate_per_second,
+        `SELECT id::text, action::text, state::text, reason, created_by, created_role::text, authority_actor, rate_per_second,
                 canary_size, canary_passed, dispatched, window_dispatched,
                 GREATEST(0, extract(epoch FROM now() - COALESCE(window_started_at, now())))::float8 AS elapsed,
                 GREATEST(0, extract(epoch FROM COALESCE(run_at, now()) - now()))::float8 AS starts_in
@@ -67,6 +69,13 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
       );
       const op = rows[0];
       if (!op || op.state !== "running") return { type: "idle" };
+      // Whoever it acts for may have lost the permission since (a token expiring says nothing
+      // when it happens); a disable, role change or revoke paused it already, in its own change.
+      const lost = await operationAuthorityLost(tx, op.authority_actor, op.action);
+      if (lost) {
+        await appendDecision(tx, await pauseForLostAuthority(tx, op.id, op.state, lost));
+        return { type: "idle" };
+      }
       if (op.starts_in > 0) return { type: "wait", ms: Math.ceil(op.starts_in * 1000) };
       const entries: DecisionEntry[] = [];
       if (canaryReached(op)) {

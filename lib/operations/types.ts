@@ -128,6 +128,8 @@ export interface RecordOperationRef {
 export interface KindAutoReplay {
   kind: string;
   autoReplayReady: boolean;
+  /** Why the switch, though on, replays nothing: its authority lost the permission (ADR 0011). */
+  pausedReason: string | null;
   updatedBy: string | null;
   updatedAt: string | null;
   /** Open sequence-gap records of this kind whose predecessors have been applied. */

@@ -17,20 +17,32 @@ export const newUserSchema = z.object({
   password: z.string().min(12, "must have at least 12 characters").max(1024),
 });
 
+/** As newUserSchema, but the password may wait: an invited person sets it through a link. */
+export const newPersonSchema = newUserSchema.extend({ password: newUserSchema.shape.password.optional() });
+
 export type CreateUserResult = { ok: true; id: string } | { ok: false; reason: "email-taken" };
+
+export interface CreateUserOptions {
+  actorRole?: string | null;
+  /** Why, for the decision log; absent: "added <email> as <role>". */
+  reason?: string;
+}
 
 /**
  * Adds a person who signs in with email and password: a Better Auth user (with its `role`) and
  * its `credential` account holding the Argon2id hash, written through Better Auth's own adapter
  * inside our transaction, so the `user.created` decision-log entry commits with them or not at all.
+ * Without a password there is no credential account yet: the person is invited and sets one
+ * through a one-time link (lib/users/invite-user.ts).
  */
 export async function createUser(
-  input: z.input<typeof newUserSchema>,
+  input: z.input<typeof newPersonSchema>,
   actor = "system:cli",
+  options: CreateUserOptions = {},
 ): Promise<CreateUserResult> {
-  const { email, role, password } = newUserSchema.parse(input);
+  const { email, role, password } = newPersonSchema.parse(input);
   // The same function Better Auth verifies with (lib/auth/better-auth.ts).
-  const passwordHash = await hashPassword(password);
+  const passwordHash = password === undefined ? null : await hashPassword(password);
   try {
     const id = await db().$transaction(async (tx) => {
       const people = authAdapterFor(tx);
@@ -41,22 +53,26 @@ export async function createUser(
         data: { name: email, email, emailVerified: true, role, createdAt: now, updatedAt: now },
       });
       // Better Auth's credential account: accountId is the user's id (how sign-in finds it).
-      await people.create({
-        model: "account",
-        data: {
-          userId: user.id,
-          accountId: user.id,
-          providerId: "credential",
-          password: passwordHash,
-          createdAt: now,
-          updatedAt: now,
-        },
-      });
+      if (passwordHash !== null) {
+        await people.create({
+          model: "account",
+          data: {
+            userId: user.id,
+            accountId: user.id,
+            providerId: "credential",
+            password: passwordHash,
+            createdAt: now,
+            updatedAt: now,
+          },
+        });
+      }
       await appendDecision(tx, {
         actor,
+        actorRole: options.actorRole ?? null,
         action: "user.created",
-        reason: `added ${email} as ${role}`,
-        details: { userId: user.id, email, role },
+        reason: options.reason ?? `added ${email} as ${role}`,
+        // `invited`: no password yet; the person sets it through a one-time link.
+        details: { userId: user.id, email, role, ...(passwordHash === null ? { invited: true } : {}) },
       });
       return user.id;
     });

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { buttonClassName } from "@/components/ui/button";
 import { useEffect, useRef, useState } from "react";
 import { can, type Role } from "@/lib/auth/roles";
@@ -70,7 +71,12 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
         </h2>
         <p>
           Your role ({role}) reads every record and takes no action on it.
-          {role === "admin" ? " Admins manage users and tokens." : ""}
+          {role === "admin" ? (
+            <>
+              {" "}
+              Admins manage people and tokens, on the <Link href="/admin">admin page</Link>.
+            </>
+          ) : null}
         </p>
       </section>
     );

@@ -1,0 +1,16 @@
+import { changeActorOf } from "@/lib/auth/actor-ref";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { reasonOnlySchema } from "@/lib/users/people-schema";
+import { linkAnswer, personAnswer, refusal } from "@/lib/users/people-route";
+import { resetPassword } from "@/lib/users/reset-password";
+
+/**
+ * POST /api/v1/people/{userId}/password-link {reason} (admin): resets the password (the old one
+ * stops working, sessions end) and answers with a new one-time link to set one, once.
+ */
+export const POST = apiRoute<{ userId: string }>("users.manage", async ({ request, actor, params }) => {
+  const { data } = await parseJsonBody(request, reasonOnlySchema);
+  const result = await resetPassword({ id: params.userId }, data.reason, changeActorOf(actor));
+  if (!result.ok) refusal(result);
+  return personAnswer(result.userId, { sessionsEnded: result.sessionsEnded, link: linkAnswer(request, result.link) });
+});

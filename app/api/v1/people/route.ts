@@ -1,0 +1,17 @@
+import { changeActorOf } from "@/lib/auth/actor-ref";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { inviteUser } from "@/lib/users/invite-user";
+import { listUsers } from "@/lib/users/list-users";
+import { inviteSchema } from "@/lib/users/people-schema";
+import { linkAnswer, personAnswer, refusal } from "@/lib/users/people-route";
+
+/** GET /api/v1/people (admin): everyone who signs in, by email. */
+export const GET = apiRoute("users.manage", async () => Response.json({ people: await listUsers() }));
+
+/** POST /api/v1/people {email, role, reason} (admin): invites a person; the one-time link is in the answer, once. */
+export const POST = apiRoute("users.manage", async ({ request, actor }) => {
+  const { data } = await parseJsonBody(request, inviteSchema);
+  const result = await inviteUser({ email: data.email, role: data.role }, data.reason, changeActorOf(actor));
+  if (!result.ok) refusal(result);
+  return personAnswer(result.userId, { link: linkAnswer(request, result.link) }, 201);
+});

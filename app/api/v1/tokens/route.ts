@@ -1,0 +1,29 @@
+import { changeActorOf } from "@/lib/auth/actor-ref";
+import { ApiError } from "@/lib/http/errors";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { issueToken } from "@/lib/tokens/issue-token";
+import { getTokenView, listTokens } from "@/lib/tokens/list-tokens";
+import { createTokenSchema } from "@/lib/tokens/token-schema";
+
+/** GET /api/v1/tokens (admin): every API token, working ones first; never the tokens themselves. */
+export const GET = apiRoute("users.manage", async () => Response.json({ tokens: await listTokens() }));
+
+/**
+ * POST /api/v1/tokens {name, role, expiresInDays, reason} (admin): issues a token. The answer's
+ * `secret` is the token, shown this once; only its hash is kept.
+ */
+export const POST = apiRoute("users.manage", async ({ request, actor }) => {
+  const { data } = await parseJsonBody(request, createTokenSchema);
+  const result = await issueToken(
+    {
+      name: data.name,
+      role: data.role,
+      expiresInSeconds: data.expiresInDays === null ? null : data.expiresInDays * 86_400,
+      reason: data.reason,
+    },
+    changeActorOf(actor),
+  );
+  if (!result.ok) throw new ApiError(result.status, result.code, result.message);
+  const token = await getTokenView(result.id);
+  return Response.json({ secret: result.token, token }, { status: 201 });
+});

@@ -1,0 +1,158 @@
+import { type Command, Option } from "commander";
+import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import type { PasswordLink } from "@/lib/auth/password-links";
+import type { PausedByChange } from "@/lib/operations/authority";
+import { createUser, newUserSchema, PERSON_ROLES, type PersonRole } from "@/lib/users/create-user";
+import { disableUser } from "@/lib/users/disable-user";
+import { enableUser } from "@/lib/users/enable-user";
+import { listUsers } from "@/lib/users/list-users";
+import type { ChangeRefused } from "@/lib/users/person-change";
+import { resetPassword } from "@/lib/users/reset-password";
+import { setUserRole } from "@/lib/users/set-user-role";
+import type { WithDatabase } from "./audit-commands";
+import { readSecret } from "./read-secret";
+import { printTable } from "./table";
+
+// `review-console user …`: people who sign in (docs/decisions/0011-people-and-tokens.md). Every
+// change is written to the decision log as `system:cli`, with --reason or a sentence saying none
+// was given.
+
+export const NO_REASON = "(no reason given on the command line)";
+
+const reasonOption = () => new Option("--reason <text>", "why, for the decision log");
+
+/** Where the console is reached, for a password link: BETTER_AUTH_URL, else `npm start`'s address. */
+export function consoleOrigin(): string {
+  const configured = process.env.BETTER_AUTH_URL;
+  if (configured) {
+    try {
+      return new URL(configured).origin;
+    } catch {
+      // Better Auth reports a bad BETTER_AUTH_URL when the console starts; here, the default.
+    }
+  }
+  return `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT ?? "3000"}`;
+}
+
+export function pausedLines(paused: PausedByChange): string[] {
+  return [
+    ...paused.operations.map((id) => `paused operation ${id}: its authority lost the permission`),
+    ...paused.kinds.map((kind) => `paused automatic replay of ${kind}: its authority lost the permission`),
+  ];
+}
+
+function printLink(link: PasswordLink): void {
+  console.log(`one-time link to set a password, valid until ${link.expiresAt.toISOString()}, shown only now:`);
+  console.log(`${consoleOrigin()}${link.path}`);
+}
+
+export function registerPeopleCommands(
+  program: Command,
+  withDatabase: WithDatabase,
+  fail: (message: string) => Error,
+): void {
+  const refused = (result: ChangeRefused) => fail(result.message);
+  const user = program.command("user").description("manage people who sign in");
+
+  user
+    .command("add")
+    .description("add a user; the password comes from --password, REVIEW_PASSWORD or a prompt")
+    .requiredOption("--email <email>", "sign-in email")
+    .addOption(new Option("--role <role>", "what the user may do").choices(PERSON_ROLES).makeOptionMandatory())
+    .option("--password <password>", "password (prefer the prompt or REVIEW_PASSWORD: options end up in shell history)")
+    .action(async (options: { email: string; role: string; password?: string }) => {
+      const password = options.password ?? process.env.REVIEW_PASSWORD ?? (await readSecret("Password: "));
+      const parsed = newUserSchema.safeParse({ email: options.email, role: options.role, password });
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        throw fail(`${issue.path.join(".")}: ${issue.message}`);
+      }
+      await withDatabase(async () => {
+        const result = await createUser(parsed.data);
+        if (!result.ok) throw fail(`a user with email ${parsed.data.email} already exists`);
+        console.log(`added ${parsed.data.email} as ${parsed.data.role}`);
+      });
+    });
+
+  user
+    .command("list")
+    .description("everyone who signs in: email, role, state (active, invited, disabled), open sessions")
+    .action(async () => {
+      await withDatabase(async () => {
+        const people = await listUsers();
+        printTable(
+          ["email", "role", "state", "sessions", "added"],
+          people.map((p) => [
+            p.email,
+            p.role,
+            p.state === "disabled" && p.disabledReason ? `disabled: ${p.disabledReason}` : p.state,
+            String(p.openSessions),
+            p.createdAt,
+          ]),
+        );
+      });
+    });
+
+  user
+    .command("disable")
+    .description("stop a person from signing in; their sessions end now, what ran on their authority pauses")
+    .requiredOption("--email <email>", "whom")
+    .addOption(reasonOption())
+    .action(async (options: { email: string; reason?: string }) => {
+      await withDatabase(async () => {
+        const result = await disableUser({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
+        if (!result.ok) throw refused(result);
+        console.log(`disabled ${result.email}; ${result.sessionsEnded} session(s) ended`);
+        for (const line of pausedLines(result.paused)) console.log(line);
+      });
+    });
+
+  user
+    .command("enable")
+    .description("let a disabled person sign in again (what paused stays paused)")
+    .requiredOption("--email <email>", "whom")
+    .addOption(reasonOption())
+    .action(async (options: { email: string; reason?: string }) => {
+      await withDatabase(async () => {
+        const result = await enableUser({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
+        if (!result.ok) throw refused(result);
+        console.log(`enabled ${result.email}`);
+      });
+    });
+
+  user
+    .command("set-role")
+    .description("give a person another role; their sessions end now")
+    .requiredOption("--email <email>", "whom")
+    .addOption(new Option("--role <role>", "the new role").choices(PERSON_ROLES).makeOptionMandatory())
+    .addOption(reasonOption())
+    .action(async (options: { email: string; role: PersonRole; reason?: string }) => {
+      await withDatabase(async () => {
+        const result = await setUserRole(
+          { email: options.email },
+          options.role,
+          options.reason ?? NO_REASON,
+          CLI_ACTOR,
+        );
+        if (!result.ok) throw refused(result);
+        console.log(
+          `${result.email} is now ${result.to} (was ${result.from}); ${result.sessionsEnded} session(s) ended`,
+        );
+        for (const line of pausedLines(result.paused)) console.log(line);
+      });
+    });
+
+  user
+    .command("reset-password")
+    .description("the old password stops working and sessions end; prints a one-time link to set a new one")
+    .requiredOption("--email <email>", "whose")
+    .addOption(reasonOption())
+    .action(async (options: { email: string; reason?: string }) => {
+      await withDatabase(async () => {
+        const result = await resetPassword({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
+        if (!result.ok) throw refused(result);
+        console.log(`reset the password of ${result.email}; ${result.sessionsEnded} session(s) ended`);
+        printLink(result.link);
+      });
+    });
+}

@@ -1,0 +1,91 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { ROLES, type Role } from "@/lib/auth/roles";
+import { parseExpiresIn } from "@/lib/tokens/expires-in";
+import { issueToken } from "@/lib/tokens/issue-token";
+import { listTokens } from "@/lib/tokens/list-tokens";
+import { revokeToken } from "@/lib/tokens/revoke-token";
+import { tokenNameSchema } from "@/lib/tokens/token-schema";
+import type { WithDatabase } from "./audit-commands";
+import { NO_REASON, pausedLines } from "./people-commands";
+import { printTable } from "./table";
+
+// `review-console token …`: API tokens for programs (docs/decisions/0011-people-and-tokens.md).
+
+function expiresIn(value: string): number {
+  const seconds = parseExpiresIn(value);
+  if (seconds === null) throw new InvalidArgumentError("must be <n>h, <n>d or <n>w (e.g. 12h, 30d, 2w), at most 3650d");
+  return seconds;
+}
+
+function tokenName(value: string, fail: (message: string) => Error): string {
+  const parsed = tokenNameSchema.safeParse(value);
+  if (!parsed.success) throw fail(`name: ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
+export function registerTokenCommands(
+  program: Command,
+  withDatabase: WithDatabase,
+  fail: (message: string) => Error,
+): void {
+  const token = program.command("token").description("manage API tokens for programs");
+
+  token
+    .command("add")
+    .description("issue a token; it is printed once, alone on the last line")
+    .requiredOption("--name <name>", "what the token is for, e.g. billing-worker")
+    .addOption(new Option("--role <role>", "what the token may do").choices(ROLES).makeOptionMandatory())
+    .option("--expires-in <duration>", "when it stops working: 12h, 30d, 2w (default: never)", expiresIn)
+    .addOption(new Option("--reason <text>", "why, for the decision log"))
+    .action(async (options: { name: string; role: Role; expiresIn?: number; reason?: string }) => {
+      const name = tokenName(options.name, fail);
+      await withDatabase(async () => {
+        const issued = await issueToken(
+          { name, role: options.role, expiresInSeconds: options.expiresIn ?? null, reason: options.reason },
+          CLI_ACTOR,
+        );
+        if (!issued.ok) throw fail(issued.message);
+        const until = issued.expiresAt ? `, expires ${issued.expiresAt.toISOString()}` : "";
+        console.log(`token ${name} (${options.role}${until}) issued; it is shown only now:`);
+        console.log(issued.token);
+      });
+    });
+
+  token
+    .command("list")
+    .description("every token: name, role, prefix, state, who issued it, last use (to the minute), expiry")
+    .action(async () => {
+      await withDatabase(async () => {
+        const tokens = await listTokens();
+        printTable(
+          ["name", "role", "prefix", "state", "created by", "created", "last used", "expires"],
+          tokens.map((t) => [
+            t.name,
+            t.role,
+            t.prefix,
+            t.state,
+            t.createdBy ?? "-",
+            t.createdAt,
+            t.lastUsedAt ?? "never",
+            t.expiresAt ?? "never",
+          ]),
+        );
+      });
+    });
+
+  token
+    .command("revoke")
+    .description("the token is refused (401) from now on; what ran on its authority pauses")
+    .requiredOption("--name <name>", "which token")
+    .addOption(new Option("--reason <text>", "why, for the decision log"))
+    .action(async (options: { name: string; reason?: string }) => {
+      const name = tokenName(options.name, fail);
+      await withDatabase(async () => {
+        const result = await revokeToken({ name }, options.reason ?? NO_REASON, CLI_ACTOR);
+        if (!result.ok) throw fail(result.message);
+        for (const t of result.revoked) console.log(`revoked token ${t.name} (${t.prefix}…)`);
+        for (const line of pausedLines(result.paused)) console.log(line);
+      });
+    });
+}

@@ -1,0 +1,334 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useId, useRef, useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Field, Input, Select } from "@/components/ui/field";
+import { ModalDialog } from "@/components/ui/modal-dialog";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { formatUtc } from "@/components/ui/time";
+import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import type { PersonView } from "@/lib/users/person-view";
+import styles from "./admin.module.css";
+import { ChangeForm } from "./change-form";
+import { OneTimeSecret } from "./one-time-secret";
+import { peopleOptions } from "./queries";
+import { type PersonAnswer, usePersonChange } from "./use-admin-mutations";
+
+type Dialog =
+  | { type: "invite" }
+  | { type: "role" | "disable" | "enable" | "password-link"; person: PersonView }
+  | { type: "link"; title: string; url: string; expiresAt: string };
+
+const STATE_BADGE = {
+  active: <Badge tone="success">active</Badge>,
+  invited: <Badge tone="info">no password yet</Badge>,
+  disabled: <Badge tone="danger">disabled</Badge>,
+} as const;
+
+function dialogTitle(dialog: Dialog): string {
+  switch (dialog.type) {
+    case "invite":
+      return "Invite a person";
+    case "role":
+      return `Change the role of ${dialog.person.email}`;
+    case "disable":
+      return `Disable ${dialog.person.email}`;
+    case "enable":
+      return `Enable ${dialog.person.email}`;
+    case "password-link":
+      return `New password link for ${dialog.person.email}`;
+    case "link":
+      return dialog.title;
+  }
+}
+
+/** What the list says after a change, for the status line under it. */
+function announce(dialog: Dialog, answer: PersonAnswer): string {
+  const { person } = answer;
+  const ended = answer.sessionsEnded ? ` ${answer.sessionsEnded} open session(s) ended.` : "";
+  const paused = answer.paused ? answer.paused.operations.length + answer.paused.kinds.length : 0;
+  const pausedText = paused ? ` ${paused} operation(s) or automatic replay(s) on their authority paused.` : "";
+  switch (dialog.type) {
+    case "role":
+      return `${person.email} is now ${person.role}.${ended}${pausedText}`;
+    case "disable":
+      return `${person.email} is disabled.${ended}${pausedText}`;
+    case "enable":
+      return `${person.email} may sign in again.`;
+    default:
+      return "";
+  }
+}
+
+/**
+ * Everyone who signs in, and the admin's changes to them: invite (with a one-time link to set a
+ * password), change role, disable or enable, new password link. Each takes a reason.
+ */
+export function PeopleSection({ viewerId }: { viewerId: string }) {
+  const headingId = useId();
+  const query = useQuery(peopleOptions());
+  const change = usePersonChange();
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const statusRef = useRef<HTMLParagraphElement>(null);
+  const people = query.data?.people ?? [];
+
+  function open(next: Dialog) {
+    setAnnouncement("");
+    setDialog(next);
+  }
+
+  function finished(text: string) {
+    setDialog(null);
+    setAnnouncement(text);
+    requestAnimationFrame(() => statusRef.current?.focus());
+  }
+
+  return (
+    <section className={styles.section} aria-labelledby={headingId}>
+      <div className={styles.sectionHead}>
+        <h2 id={headingId} className={styles.sectionTitle}>
+          People
+        </h2>
+        <Button variant="primary" aria-haspopup="dialog" onClick={() => open({ type: "invite" })}>
+          Invite a person…
+        </Button>
+      </div>
+      <p className={styles.lead}>
+        Disabling someone or changing their role ends their open sessions at once. Bulk operations and automatic replays
+        running on their authority pause when they may no longer start them.
+      </p>
+      {query.isPending ? (
+        <p className={styles.muted}>Loading people…</p>
+      ) : query.isError && !query.data ? (
+        <ErrorState
+          title="People could not be loaded"
+          error={query.error}
+          onRetry={() => void query.refetch()}
+          retrying={query.isFetching}
+        />
+      ) : people.length === 0 ? (
+        <EmptyState title="Nobody signs in yet" />
+      ) : (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <caption className="rc-visually-hidden">People who sign in, by email.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">State</th>
+                <th scope="col" className={styles.num}>
+                  Open sessions
+                </th>
+                <th scope="col">Added (UTC)</th>
+                <th scope="col">Changes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {people.map((p) => (
+                <tr key={p.id}>
+                  <td>{p.email}</td>
+                  <td>{p.role}</td>
+                  <td>
+                    {STATE_BADGE[p.state]}
+                    {p.disabledReason ? <div className={styles.muted}>{p.disabledReason}</div> : null}
+                  </td>
+                  <td className={styles.num}>{p.openSessions}</td>
+                  <td className={`${styles.mono} ${styles.nowrap}`}>{formatUtc(p.createdAt, { seconds: false })}</td>
+                  <td>
+                    {p.id === viewerId ? (
+                      <span className={styles.muted}>you</span>
+                    ) : (
+                      <div className={styles.actions}>
+                        <Button
+                          size="sm"
+                          aria-haspopup="dialog"
+                          aria-label={`Change the role of ${p.email}`}
+                          onClick={() => open({ type: "role", person: p })}
+                        >
+                          Role…
+                        </Button>
+                        {p.state === "disabled" ? (
+                          <Button
+                            size="sm"
+                            aria-haspopup="dialog"
+                            aria-label={`Enable ${p.email}`}
+                            onClick={() => open({ type: "enable", person: p })}
+                          >
+                            Enable…
+                          </Button>
+                        ) : (
+                          <>
+                            <Button
+                              size="sm"
+                              aria-haspopup="dialog"
+                              aria-label={`Disable ${p.email}`}
+                              onClick={() => open({ type: "disable", person: p })}
+                            >
+                              Disable…
+                            </Button>
+                            <Button
+                              size="sm"
+                              aria-haspopup="dialog"
+                              aria-label={`New password link for ${p.email}`}
+                              onClick={() => open({ type: "password-link", person: p })}
+                            >
+                              Password link…
+                            </Button>
+                          </>
+                        )}
+                      </div>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
+        {announcement}
+      </p>
+      <ModalDialog open={dialog !== null} title={dialog ? dialogTitle(dialog) : ""} onClose={() => setDialog(null)}>
+        <div className={styles.dialogBody}>
+          {dialog?.type === "link" ? (
+            <OneTimeSecret
+              title={`Link made; it works once, until ${formatUtc(dialog.expiresAt, { seconds: false })}.`}
+              label="Link to set a password"
+              value={dialog.url}
+              note="Hand it to the person yourself. It is shown only now and cannot be shown again; a new link replaces it."
+              onDone={() => finished("")}
+            />
+          ) : dialog?.type === "invite" ? (
+            <InviteForm
+              onSubmit={async (input) => {
+                const answer = await change.mutateAsync({ kind: "invite", ...input });
+                setDialog({ type: "link", title: `${answer.person.email} is invited`, ...answer.link! });
+              }}
+            />
+          ) : dialog?.type === "role" ? (
+            <RoleForm
+              person={dialog.person}
+              onSubmit={async (role, reason) => {
+                const answer = await change.mutateAsync({ kind: "role", userId: dialog.person.id, role, reason });
+                finished(announce(dialog, answer));
+              }}
+            />
+          ) : dialog && isReasonOnly(dialog) ? (
+            <ChangeForm
+              explanation={<p className={styles.lead}>{EXPLANATIONS[dialog.type]}</p>}
+              submitLabel={SUBMIT_LABELS[dialog.type]}
+              danger={dialog.type === "disable"}
+              onSubmit={async (reason) => {
+                const answer = await change.mutateAsync({ kind: dialog.type, userId: dialog.person.id, reason });
+                if (dialog.type === "password-link") {
+                  setDialog({ type: "link", title: `New password link for ${answer.person.email}`, ...answer.link! });
+                } else {
+                  finished(announce(dialog, answer));
+                }
+              }}
+            />
+          ) : null}
+        </div>
+      </ModalDialog>
+    </section>
+  );
+}
+
+type ReasonOnly = { type: "disable" | "enable" | "password-link"; person: PersonView };
+
+/** The changes that need nothing but a reason. */
+function isReasonOnly(dialog: Dialog): dialog is ReasonOnly {
+  return dialog.type === "disable" || dialog.type === "enable" || dialog.type === "password-link";
+}
+
+const EXPLANATIONS = {
+  disable:
+    "They can no longer sign in, and their open sessions end now. Operations and automatic replays running on their authority pause.",
+  enable: "They may sign in again with their password. What paused when they were disabled stays paused.",
+  "password-link":
+    "Their current password stops working and their sessions end. You get a one-time link for them to set a new one.",
+} as const;
+
+const SUBMIT_LABELS = { disable: "Disable", enable: "Enable", "password-link": "Reset and make a link" } as const;
+
+function InviteForm({
+  onSubmit,
+}: {
+  onSubmit: (input: { email: string; role: string; reason: string }) => Promise<void>;
+}) {
+  const id = useId();
+  const [email, setEmail] = useState("");
+  const [role, setRole] = useState<string>("owner");
+  return (
+    <ChangeForm
+      explanation={
+        <p className={styles.lead}>They get no password from you: you get a one-time link for them to set their own.</p>
+      }
+      fields={
+        <>
+          <Field label="Email" htmlFor={`${id}-email`}>
+            <Input
+              id={`${id}-email`}
+              type="email"
+              autoComplete="off"
+              spellCheck={false}
+              data-autofocus=""
+              value={email}
+              onChange={(event) => setEmail(event.target.value)}
+            />
+          </Field>
+          <Field label="Role" htmlFor={`${id}-role`}>
+            <Select id={`${id}-role`} value={role} onChange={(event) => setRole(event.target.value)}>
+              {PERSON_ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </Select>
+          </Field>
+        </>
+      }
+      required={[{ id: `${id}-email`, filled: email.trim() !== "", message: "Enter the person's email." }]}
+      submitLabel="Invite"
+      onSubmit={(reason) => onSubmit({ email: email.trim(), role, reason })}
+    />
+  );
+}
+
+function RoleForm({
+  person,
+  onSubmit,
+}: {
+  person: PersonView;
+  onSubmit: (role: string, reason: string) => Promise<void>;
+}) {
+  const id = useId();
+  const choices = PERSON_ROLES.filter((r) => r !== person.role);
+  const [role, setRole] = useState<string>(choices[0]!);
+  return (
+    <ChangeForm
+      explanation={
+        <p className={styles.lead}>
+          {person.email} is {person.role} now. Their open sessions end: they sign in again with the new role.
+        </p>
+      }
+      fields={
+        <Field label="New role" htmlFor={`${id}-role`}>
+          <Select id={`${id}-role`} data-autofocus="" value={role} onChange={(event) => setRole(event.target.value)}>
+            {choices.map((r) => (
+              <option key={r} value={r}>
+                {r}
+              </option>
+            ))}
+          </Select>
+        </Field>
+      }
+      submitLabel="Change the role"
+      onSubmit={(reason) => onSubmit(role, reason)}
+    />
+  );
+}

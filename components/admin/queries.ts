@@ -1,0 +1,21 @@
+import { queryOptions } from "@tanstack/react-query";
+import { apiGet } from "@/lib/client/api";
+import { adminKeys } from "@/lib/client/query-keys";
+import type { TokenView } from "@/lib/tokens/token-view";
+import type { PersonView } from "@/lib/users/person-view";
+
+// Query definitions of the admin page (docs/api-additions.md, "People and tokens").
+
+export function peopleOptions() {
+  return queryOptions({
+    queryKey: adminKeys.people(),
+    queryFn: ({ signal }) => apiGet<{ people: PersonView[] }>("/api/v1/people", signal),
+  });
+}
+
+export function tokensOptions() {
+  return queryOptions({
+    queryKey: adminKeys.tokens(),
+    queryFn: ({ signal }) => apiGet<{ tokens: TokenView[] }>("/api/v1/tokens", signal),
+  });
+}

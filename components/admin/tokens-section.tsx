@@ -1,0 +1,242 @@
+"use client";
+
+import { useQuery } from "@tanstack/react-query";
+import { useId, useRef, useState } from "react";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Field, Input, Select } from "@/components/ui/field";
+import { ModalDialog } from "@/components/ui/modal-dialog";
+import { EmptyState, ErrorState } from "@/components/ui/states";
+import { formatUtc } from "@/components/ui/time";
+import { ROLES } from "@/lib/auth/roles";
+import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
+import type { TokenView } from "@/lib/tokens/token-view";
+import styles from "./admin.module.css";
+import { ChangeForm } from "./change-form";
+import { OneTimeSecret } from "./one-time-secret";
+import { tokensOptions } from "./queries";
+import { useIssueToken, useRevokeToken } from "./use-admin-mutations";
+
+type Dialog =
+  { type: "create" } | { type: "revoke"; token: TokenView } | { type: "issued"; name: string; secret: string };
+
+const STATE_BADGE = {
+  active: <Badge tone="success">active</Badge>,
+  expired: <Badge tone="warning">expired</Badge>,
+  revoked: <Badge tone="danger">revoked</Badge>,
+} as const;
+
+const utc = (iso: string | null, none: string) =>
+  iso ? formatUtc(iso, { seconds: false }).replace(" UTC", "") : <span className={styles.muted}>{none}</span>;
+
+/**
+ * The API tokens programs use: create one (shown once), revoke one. Last use is to the minute;
+ * an expired or revoked token is refused (401).
+ */
+export function TokensSection() {
+  const headingId = useId();
+  const query = useQuery(tokensOptions());
+  const issue = useIssueToken();
+  const revoke = useRevokeToken();
+  const [dialog, setDialog] = useState<Dialog | null>(null);
+  const [announcement, setAnnouncement] = useState("");
+  const statusRef = useRef<HTMLParagraphElement>(null);
+  const tokens = query.data?.tokens ?? [];
+
+  function finished(text: string) {
+    setDialog(null);
+    setAnnouncement(text);
+    requestAnimationFrame(() => statusRef.current?.focus());
+  }
+
+  const title =
+    dialog?.type === "create"
+      ? "Create a token"
+      : dialog?.type === "revoke"
+        ? `Revoke the token ${dialog.token.name}`
+        : dialog?.type === "issued"
+          ? `Token ${dialog.name} created`
+          : "";
+
+  return (
+    <section className={styles.section} aria-labelledby={headingId}>
+      <div className={styles.sectionHead}>
+        <h2 id={headingId} className={styles.sectionTitle}>
+          API tokens
+        </h2>
+        <Button
+          variant="primary"
+          aria-haspopup="dialog"
+          onClick={() => {
+            setAnnouncement("");
+            setDialog({ type: "create" });
+          }}
+        >
+          Create a token…
+        </Button>
+      </div>
+      <p className={styles.lead}>
+        Programs send a token as <code>Authorization: Bearer</code>. Only its hash is kept: it is shown once, when it is
+        created. Revoking it pauses the bulk operations and automatic replays it started.
+      </p>
+      {query.isPending ? (
+        <p className={styles.muted}>Loading tokens…</p>
+      ) : query.isError && !query.data ? (
+        <ErrorState
+          title="Tokens could not be loaded"
+          error={query.error}
+          onRetry={() => void query.refetch()}
+          retrying={query.isFetching}
+        />
+      ) : tokens.length === 0 ? (
+        <EmptyState title="No tokens yet" />
+      ) : (
+        <div className={styles.tableWrap}>
+          <table className={styles.table}>
+            <caption className="rc-visually-hidden">API tokens, working ones first.</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Role</th>
+                <th scope="col">Prefix</th>
+                <th scope="col">State</th>
+                <th scope="col">Created by</th>
+                <th scope="col">Created (UTC)</th>
+                <th scope="col">Last used (UTC)</th>
+                <th scope="col">Expires (UTC)</th>
+                <th scope="col">Changes</th>
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.map((t) => (
+                <tr key={t.id}>
+                  <td>{t.name}</td>
+                  <td>{t.role}</td>
+                  <td className={styles.mono}>{t.prefix}…</td>
+                  <td>{STATE_BADGE[t.state]}</td>
+                  <td>{t.createdBy ?? <span className={styles.muted}>unknown</span>}</td>
+                  <td className={`${styles.mono} ${styles.nowrap}`}>{utc(t.createdAt, "")}</td>
+                  <td className={`${styles.mono} ${styles.nowrap}`}>{utc(t.lastUsedAt, "never")}</td>
+                  <td className={`${styles.mono} ${styles.nowrap}`}>{utc(t.expiresAt, "never")}</td>
+                  <td>
+                    {t.state === "revoked" ? (
+                      <span className={styles.muted}>by {t.revokedBy ?? "unknown"}</span>
+                    ) : (
+                      <Button
+                        size="sm"
+                        aria-haspopup="dialog"
+                        aria-label={`Revoke the token ${t.name}`}
+                        onClick={() => {
+                          setAnnouncement("");
+                          setDialog({ type: "revoke", token: t });
+                        }}
+                      >
+                        Revoke…
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
+        {announcement}
+      </p>
+      <ModalDialog open={dialog !== null} title={title} onClose={() => setDialog(null)}>
+        <div className={styles.dialogBody}>
+          {dialog?.type === "issued" ? (
+            <OneTimeSecret
+              title="Copy the token now."
+              label={`Token ${dialog.name}`}
+              value={dialog.secret}
+              note="It is shown only now: only its hash is kept, so it cannot be shown again. Lost, it can only be revoked and replaced."
+              onDone={() => finished(`Token ${dialog.name} created.`)}
+            />
+          ) : dialog?.type === "create" ? (
+            <CreateTokenForm
+              onSubmit={async (input) => {
+                const issued = await issue.mutateAsync(input);
+                setDialog({ type: "issued", name: issued.token.name, secret: issued.secret });
+              }}
+            />
+          ) : dialog?.type === "revoke" ? (
+            <ChangeForm
+              explanation={
+                <p className={styles.lead}>
+                  Programs using {dialog.token.name} ({dialog.token.prefix}…) are refused from now on. This cannot be
+                  undone.
+                </p>
+              }
+              submitLabel="Revoke"
+              danger
+              onSubmit={async (reason) => {
+                await revoke.mutateAsync({ id: dialog.token.id, reason });
+                finished(`Token ${dialog.token.name} revoked.`);
+              }}
+            />
+          ) : null}
+        </div>
+      </ModalDialog>
+    </section>
+  );
+}
+
+function CreateTokenForm({
+  onSubmit,
+}: {
+  onSubmit: (input: { name: string; role: string; expiresInDays: number | null; reason: string }) => Promise<void>;
+}) {
+  const id = useId();
+  const [name, setName] = useState("");
+  const [role, setRole] = useState<string>("consumer");
+  const [expiry, setExpiry] = useState<string>("90");
+  return (
+    <ChangeForm
+      fields={
+        <>
+          <Field
+            label="Name"
+            htmlFor={`${id}-name`}
+            hint="What uses it, e.g. billing-worker; unique among working tokens."
+          >
+            <Input
+              id={`${id}-name`}
+              autoComplete="off"
+              spellCheck={false}
+              data-autofocus=""
+              aria-describedby={`${id}-name-hint`}
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+          </Field>
+          <Field label="Role" htmlFor={`${id}-role`}>
+            <Select id={`${id}-role`} value={role} onChange={(event) => setRole(event.target.value)}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field label="Expires" htmlFor={`${id}-expiry`}>
+            <Select id={`${id}-expiry`} value={expiry} onChange={(event) => setExpiry(event.target.value)}>
+              {EXPIRY_DAYS.map((days) => (
+                <option key={days} value={String(days)}>
+                  in {days} days
+                </option>
+              ))}
+              <option value="never">never</option>
+            </Select>
+          </Field>
+        </>
+      }
+      required={[{ id: `${id}-name`, filled: name.trim() !== "", message: "Name the token." }]}
+      submitLabel="Create the token"
+      onSubmit={(reason) =>
+        onSubmit({ name: name.trim(), role, expiresInDays: expiry === "never" ? null : Number(expiry), reason })
+      }
+    />
+  );
+}

@@ -1,0 +1,53 @@
+import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
+import type { TokenView } from "./token-view";
+
+/**
+ * Every token, working ones first (then newest first). Expired is judged by the database's
+ * clock, as authentication judges it.
+ */
+export function listTokens(): Promise<TokenView[]> {
+  return readTokens(Prisma.empty);
+}
+
+/** One token as listTokens shows it, or null. */
+export async function getTokenView(id: string): Promise<TokenView | null> {
+  return (await readTokens(Prisma.sql`WHERE id = ${id}::uuid`))[0] ?? null;
+}
+
+async function readTokens(where: Prisma.Sql): Promise<TokenView[]> {
+  const rows = await db().$queryRaw<
+    {
+      id: string;
+      name: string;
+      role: TokenView["role"];
+      prefix: string;
+      state: TokenView["state"];
+      created_by: string | null;
+      created_at: Date;
+      last_used_at: Date | null;
+      expires_at: Date | null;
+      revoked_at: Date | null;
+      revoked_by: string | null;
+    }[]
+  >`
+    SELECT id::text, name, role::text AS role, prefix, created_by, created_at, last_used_at, expires_at,
+           revoked_at, revoked_by,
+           CASE WHEN revoked_at IS NOT NULL THEN 'revoked'
+                WHEN expires_at <= now() THEN 'expired' ELSE 'active' END AS state
+      FROM api_tokens ${where}
+     ORDER BY (revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())) DESC, created_at DESC, id`;
+  return rows.map((r) => ({
+    id: r.id,
+    name: r.name,
+    role: r.role,
+    prefix: r.prefix,
+    state: r.state,
+    createdBy: r.created_by,
+    createdAt: r.created_at.toISOString(),
+    lastUsedAt: r.last_used_at?.toISOString() ?? null,
+    expiresAt: r.expires_at?.toISOString() ?? null,
+    revokedAt: r.revoked_at?.toISOString() ?? null,
+    revokedBy: r.revoked_by,
+  }));
+}
