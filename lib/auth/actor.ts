@@ -1,5 +1,5 @@
-import { appendStandaloneDecision } from "@/lib/audit/append";
 import { ApiError } from "@/lib/http/errors";
+import { recordRefusal } from "@/lib/http/refusal-log";
 import { requestOrigin, sessionUser } from "./better-auth";
 import { can, type Permission, type Role } from "./roles";
 import { findTokenActor } from "./tokens";
@@ -42,8 +42,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * CSRF rule for cookie-authenticated requests (API.md): a request that may change something is
  * refused (403 `cross-site`) when its `Origin` is present and not this site's, or when the
  * browser says `Sec-Fetch-Site: cross-site`. Browsers send `Origin` on every cross-origin POST
- * and set Sec-Fetch-Site themselves, and a page cannot forge either. The refusal is itself
- * written to the decision log. Bearer requests carry no ambient credential and are exempt.
+ * and set Sec-Fetch-Site themselves, and a page cannot forge either. Another site's page made
+ * the person's browser send it, so the refusal goes to the application log only, never into
+ * the decision log under the person's name (ADR 0010). Bearer requests carry no ambient
+ * credential and are exempt.
  */
 async function refuseCrossSite(actor: Actor, request: Request): Promise<void> {
   if (SAFE_METHODS.has(request.method.toUpperCase())) return;
@@ -54,18 +56,16 @@ async function refuseCrossSite(actor: Actor, request: Request): Promise<void> {
   const reason = foreignOrigin
     ? `cross-site request refused: Origin ${origin} is not this site`
     : "cross-site request refused: Sec-Fetch-Site is cross-site";
-  await appendStandaloneDecision({
-    actor: actor.label,
-    actorRole: actor.role,
-    action: "authorization.refused",
-    reason: reason.slice(0, 500),
-    details: {
-      rule: "cross-site",
-      method: request.method,
-      path: new URL(request.url).pathname,
-      origin: origin?.slice(0, 300) ?? null,
-      secFetchSite: site?.slice(0, 50) ?? null,
-    },
+  const path = new URL(request.url).pathname;
+  await recordRefusal({
+    actor,
+    route: `${request.method} ${path}`,
+    reason,
+    method: request.method,
+    path,
+    details: { rule: "cross-site", origin: origin?.slice(0, 300) ?? null, secFetchSite: site?.slice(0, 50) ?? null },
+    fetchSite: site,
+    crossSite: true,
   });
   throw new ApiError(403, "cross-site", "a signed-in request that changes something must come from this site");
 }
@@ -84,22 +84,29 @@ function ownOrigins(request: Request): Set<string> {
   return origins;
 }
 
-/** Refuses with 403 unless the role allows it; the refusal itself goes to the decision log. */
+/**
+ * Refuses with 403 unless the role allows it; the refusal is recorded by recordRefusal (the
+ * decision log when the actor sent it, repeats counted). `route` is the route's pattern
+ * (`GET /api/v1/reviews/[id]`); `reviewId` links the refusal to the record it was about, so the
+ * record's own log shows the refused attempt.
+ */
 export async function authorize(
   actor: Actor,
   permission: Permission,
   request: Request,
-  reviewId?: string,
+  context: { route: string; reviewId?: string },
 ): Promise<void> {
   if (can(actor.role, permission)) return;
-  await appendStandaloneDecision({
-    actor: actor.label,
-    actorRole: actor.role,
-    action: "authorization.refused",
-    // Linked to the record it was about, so the record's own log shows the refused attempt.
-    reviewId: reviewId ?? null,
-    reason: `role ${actor.role} may not ${permission}`,
-    details: { method: request.method, path: new URL(request.url).pathname, permission },
+  const reason = `role ${actor.role} may not ${permission}`;
+  await recordRefusal({
+    actor,
+    route: context.route,
+    reason,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    reviewId: context.reviewId ?? null,
+    details: { permission },
+    fetchSite: request.headers.get("sec-fetch-site"),
   });
-  throw new ApiError(403, "forbidden", `role ${actor.role} may not ${permission}`);
+  throw new ApiError(403, "forbidden", reason);
 }

@@ -3,6 +3,7 @@ import { prismaAdapter } from "better-auth/adapters/prisma";
 import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
+import { servedOverHttps } from "@/lib/http/https";
 import { log } from "@/lib/log";
 import { PEER_ADDRESS_HEADER, peerHeaderTrusted } from "@/lib/net/peer-address";
 import { adminPlugin, adminPluginPaths } from "./admin-plugin";
@@ -188,16 +189,6 @@ export function auth(secure = false): Auth {
     cache.instances.set(key, instance);
   }
   return instance;
-}
-
-/**
- * Whether the request reached us over https: `X-Forwarded-Proto`, which Next sets for every
- * request (from the TLS socket, or kept from the proxy in front), else the request URL.
- */
-export function servedOverHttps(headers: Headers, url?: string): boolean {
-  const forwarded = headers.get("x-forwarded-proto")?.split(",")[0]?.trim().toLowerCase();
-  if (forwarded) return forwarded === "https";
-  return url?.startsWith("https:") ?? false;
 }
 
 /**
