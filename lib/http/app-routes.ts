@@ -5,6 +5,7 @@
 
 export const APP_ROUTES = [
   "/",
+  "/admin",
   "/api/auth/[...all]",
   "/api/health",
   "/api/metrics",
@@ -22,6 +23,11 @@ export const APP_ROUTES = [
   "/api/v1/operations/[operationId]/resume",
   "/api/v1/operations/auto-replay",
   "/api/v1/operations/auto-replay/[kind]",
+  "/api/v1/people",
+  "/api/v1/people/[userId]/disable",
+  "/api/v1/people/[userId]/enable",
+  "/api/v1/people/[userId]/password-link",
+  "/api/v1/people/[userId]/role",
   "/api/v1/replays/[replayId]/outcome",
   "/api/v1/replays/claim",
   "/api/v1/reviews",
@@ -30,6 +36,8 @@ export const APP_ROUTES = [
   "/api/v1/reviews/batch",
   "/api/v1/reviews/groups",
   "/api/v1/reviews/stats",
+  "/api/v1/tokens",
+  "/api/v1/tokens/[tokenId]/revoke",
   "/audit",
   "/login",
   "/operations",
@@ -37,6 +45,7 @@ export const APP_ROUTES = [
   "/operations/new",
   "/reviews",
   "/reviews/[id]",
+  "/set-password",
 ] as const;
 
 const PARSED = APP_ROUTES.map((route) => ({ route, parts: route.split("/").filter(Boolean) }));
