@@ -1,6 +1,7 @@
 import type { Actor } from "@/lib/auth/actor";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { recordRefusal } from "@/lib/http/refusal-log";
 import type { ReplayState } from "@/lib/generated/prisma/enums";
 import { dbStatus } from "@/lib/reviews/detail";
 import type { ReviewStatus } from "@/lib/reviews/schema";
@@ -59,23 +60,26 @@ export async function reportReplayOutcome(
     // effect never happened). Checked under the row lock, so a re-claim cannot slip in between.
     if (replay.claimed_by_actor !== claimHolder(actor)) {
       // The refusal is the transaction's only write: the replay and its record stay as they were.
-      await appendDecision(tx, {
-        actor: actor.label,
-        actorRole: actor.role,
-        action: "authorization.refused",
-        reviewId: replay.review_id,
-        effectKey: replay.effect_key,
-        reason: `replay ${replayId} is claimed by another consumer; only the claim holder reports its outcome`,
-        details: {
-          rule: "claim-holder",
-          replayId,
-          outcome: request.outcome,
-          // Who holds it, for the auditor (an id, no secret); the caller's answer leaves it out.
-          claimedBy: replay.claimed_by,
-          claimHolder: replay.claimed_by_actor,
-          ...(replay.operation_id ? { operationId: replay.operation_id } : {}),
+      // The reason names no ids, so a flood of such refusals coalesces (lib/http/refusal-log.ts).
+      await recordRefusal(
+        {
+          actor,
+          route: "POST /api/v1/replays/[replayId]/outcome",
+          reason: "the replay is claimed by another consumer; only the claim holder reports its outcome",
+          reviewId: replay.review_id,
+          effectKey: replay.effect_key,
+          details: {
+            rule: "claim-holder",
+            replayId,
+            outcome: request.outcome,
+            // Who holds it, for the auditor (an id, no secret); the caller's answer leaves it out.
+            claimedBy: replay.claimed_by,
+            claimHolder: replay.claimed_by_actor,
+            ...(replay.operation_id ? { operationId: replay.operation_id } : {}),
+          },
         },
-      });
+        tx,
+      );
       return {
         ok: false,
         status: 403,
