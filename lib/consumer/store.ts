@@ -16,7 +16,7 @@ import type { ConsumerTx } from "./types";
 
 // The runtime's SQL. Every decision about a key runs in a transaction that holds the key's
 // sequence_state row lock, so two workers, or a worker and the console, see one order of changes
-// per sequenceKey. Each step is one pipelined round trip of parameterized statements (BEGIN and
+// per sequenceKey. Each step is one round trip of parameterized statements (BEGIN and
 // the lock and the reads; the bookkeeping, the handler's queued writes and COMMIT), and every
 // commit is proven before anything is acknowledged (./pipeline.ts, docs/decisions/0009).
 
