@@ -181,15 +181,7 @@ export class KeyTransaction {
     const bookkeeping: Statement = {
       name: "rc_apply_local",
       text: `SELECT consumer_apply_local($1, $2, $3, $4, $5, $6, $7), pg_current_xact_id()::text AS txid`,
-      values: [
-        envelope.effectKey,
-        envelope.id,
-        envelope.kind,
-        envelope.sequenceKey,
-        envelope.sequence,
-        consumer,
-        attempts,
-      ],
+      values: [...journalValues(envelope), consumer, attempts],
     };
     const queued = this.queued.length;
     try {
@@ -212,14 +204,7 @@ export class KeyTransaction {
         text: `INSERT INTO effect_journal (effect_key, state, message_id, kind, sequence_key, sequence, lease_expires_at)
                VALUES ($1, 'started', $2, $3, $4, $5, clock_timestamp() + make_interval(secs => $6::float8))
                ON CONFLICT (effect_key) DO NOTHING`,
-        values: [
-          envelope.effectKey,
-          envelope.id,
-          envelope.kind,
-          envelope.sequenceKey,
-          envelope.sequence,
-          seconds(leaseMs),
-        ],
+        values: [...journalValues(envelope), seconds(leaseMs)],
       },
     ]).catch(unwrapPipeline);
     if (inserted?.rowCount !== 1) throw new JournalConflict(`effect ${envelope.effectKey} is already in the journal`);
@@ -257,6 +242,11 @@ function toState(row: ReadRow): KeyState {
             routedReason: row.o_routed_reason,
           },
   };
+}
+
+/** $1..$5 of every journal write: the entry's key and where it came from. */
+function journalValues(envelope: Envelope): unknown[] {
+  return [envelope.effectKey, envelope.id, envelope.kind, envelope.sequenceKey, envelope.sequence];
 }
 
 const markUnknownStatement = (effectKey: string): Statement => ({
@@ -299,16 +289,7 @@ export async function recordExternalApplied(
                 WHERE sequence_key = $4 AND last_sequence < $5
              )
              DELETE FROM consumer_attempts WHERE consumer = $7 AND attempt_key = $8`,
-      values: [
-        envelope.effectKey,
-        envelope.id,
-        envelope.kind,
-        envelope.sequenceKey,
-        envelope.sequence,
-        providerRef,
-        consumer,
-        attemptKey,
-      ],
+      values: [...journalValues(envelope), providerRef, consumer, attemptKey],
     },
   ]).catch(unwrapPipeline);
 }
