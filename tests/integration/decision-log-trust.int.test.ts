@@ -170,13 +170,15 @@ describe("a role with only INSERT and SELECT on the log", () => {
   beforeAll(async () => {
     roleDatabase = await createTestDatabase();
     // What `review-console db roles` grants the runtime role on the log, and nothing more.
-    await withClient(inject("pgServerUrl"), (c) => c.query(`CREATE ROLE ${role} LOGIN`));
+    // A password: the embedded server checks it (a trust-auth server ignores it).
+    const password = randomBytes(18).toString("base64url");
+    await withClient(inject("pgServerUrl"), (c) => c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`));
     await admin(`GRANT USAGE ON SCHEMA public TO ${role}`);
     await admin(`GRANT INSERT, SELECT ON decision_log TO ${role}`);
     await admin(`GRANT SELECT ON decision_log_head TO ${role}`);
     const url = new URL(roleDatabase.url);
     url.username = role;
-    url.password = "";
+    url.password = password;
     roleUrl = url.toString();
     await admin(
       `INSERT INTO decision_log (actor, action) SELECT 'seed@example.test', 'review.note' FROM generate_series(1, 3)`,
