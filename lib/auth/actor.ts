@@ -1,5 +1,4 @@
-import { ApiError } from "@/lib/http/errors";
-import { recordRefusal } from "@/lib/http/refusal-log";
+import { forbidden, Refusal } from "@/lib/domain/refusal";
 import { requestOrigin, sessionUser } from "./better-auth";
 import { can, type Permission, type Role } from "./roles";
 import { findTokenActor } from "./tokens";
@@ -15,25 +14,27 @@ export interface Actor {
 /**
  * Resolves who is calling. Programs send `Authorization: Bearer <token>`; people in the console
  * send their session cookie, and a cookie request that changes something must come from this
- * site (see refuseCrossSite). Any other Authorization scheme (a proxy's Basic credential) is
+ * site (refuseCrossSite, which apiRoute applies next). Any other Authorization scheme (a proxy's Basic credential) is
  * left alone: the cookie decides.
  */
 export async function authenticate(request: Request): Promise<Actor> {
   const header = request.headers.get("authorization");
   if (header && /^\s*Bearer(\s|$)/i.test(header)) {
     const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match?.[1]) throw new ApiError(401, "unauthenticated", "the bearer token is malformed");
+    if (!match?.[1]) throw unauthenticated("the bearer token is malformed");
     const token = await findTokenActor(match[1]);
-    if (!token) throw new ApiError(401, "unauthenticated", "the token is unknown, revoked or expired");
+    if (!token) throw unauthenticated("the token is unknown, revoked or expired");
     return { kind: "token", id: token.id, label: `token:${token.name}`, role: token.role };
   }
   const user = await sessionUser(request.headers, request.url);
   if (!user) {
-    throw new ApiError(401, "unauthenticated", "sign in, or send Authorization: Bearer <token>");
+    throw unauthenticated("sign in, or send Authorization: Bearer <token>");
   }
-  const actor: Actor = { kind: "user", id: user.id, label: `user:${user.email}`, role: user.role };
-  await refuseCrossSite(actor, request);
-  return actor;
+  return { kind: "user", id: user.id, label: `user:${user.email}`, role: user.role };
+}
+
+function unauthenticated(message: string): Refusal {
+  return new Refusal("unauthenticated", "unauthenticated", message);
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -47,7 +48,8 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * the decision log under the person's name (ADR 0010). Bearer requests carry no ambient
  * credential and are exempt.
  */
-async function refuseCrossSite(actor: Actor, request: Request): Promise<void> {
+export function refuseCrossSite(actor: Actor, request: Request): void {
+  if (actor.kind !== "user") return;
   if (SAFE_METHODS.has(request.method.toUpperCase())) return;
   const origin = request.headers.get("origin");
   const site = request.headers.get("sec-fetch-site");
@@ -56,18 +58,11 @@ async function refuseCrossSite(actor: Actor, request: Request): Promise<void> {
   const reason = foreignOrigin
     ? `cross-site request refused: Origin ${origin} is not this site`
     : "cross-site request refused: Sec-Fetch-Site is cross-site";
-  const path = new URL(request.url).pathname;
-  await recordRefusal({
-    actor,
-    route: `${request.method} ${path}`,
+  throw forbidden("cross-site", "a signed-in request that changes something must come from this site", {
     reason,
-    method: request.method,
-    path,
     details: { rule: "cross-site", origin: origin?.slice(0, 300) ?? null, secFetchSite: site?.slice(0, 50) ?? null },
-    fetchSite: site,
     crossSite: true,
   });
-  throw new ApiError(403, "cross-site", "a signed-in request that changes something must come from this site");
 }
 
 /** This site: the origin the request was addressed to, and BETTER_AUTH_URL's when it is set. */
@@ -85,28 +80,12 @@ function ownOrigins(request: Request): Set<string> {
 }
 
 /**
- * Refuses with 403 unless the role allows it; the refusal is recorded by recordRefusal (the
- * decision log when the actor sent it, repeats counted). `route` is the route's pattern
- * (`GET /api/v1/reviews/[id]`); `reviewId` links the refusal to the record it was about, so the
- * record's own log shows the refused attempt.
+ * Refuses (`forbidden`) unless the role allows it; apiRoute records the refusal like every refused
+ * authorization (lib/http/refusal-response.ts). `reviewId` links it to the record it was about,
+ * so the record's own log shows the refused attempt.
  */
-export async function authorize(
-  actor: Actor,
-  permission: Permission,
-  request: Request,
-  context: { route: string; reviewId?: string },
-): Promise<void> {
+export function authorize(actor: Pick<Actor, "role">, permission: Permission, reviewId?: string): void {
   if (can(actor.role, permission)) return;
   const reason = `role ${actor.role} may not ${permission}`;
-  await recordRefusal({
-    actor,
-    route: context.route,
-    reason,
-    method: request.method,
-    path: new URL(request.url).pathname,
-    reviewId: context.reviewId ?? null,
-    details: { permission },
-    fetchSite: request.headers.get("sec-fetch-site"),
-  });
-  throw new ApiError(403, "forbidden", reason);
+  throw forbidden("forbidden", reason, { reviewId: reviewId ?? null, details: { permission } });
 }

@@ -1,7 +1,8 @@
 import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
-import { recordRefusal } from "@/lib/http/refusal-log";
+import { forbidden as forbiddenRefusal } from "@/lib/domain/refusal";
+import { recordForbidden } from "@/lib/http/refusal-response";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
 import { can, type Permission } from "./roles";
@@ -25,17 +26,18 @@ export async function currentUser(): Promise<SessionUser | null> {
 
 /**
  * A page's refusal, once per request: a layout and its page both call requireUser, and one
- * visit is one refusal. Through recordRefusal: not written under the person's name when another
+ * visit is one refusal. Through recordForbidden, like every refused authorization: not written under the person's name when another
  * site sent their browser here (`Sec-Fetch-Site`), and repeats counted (ADR 0010).
  */
 const refusePage = cache(async (user: SessionUser, permission: Permission, path: string | null): Promise<void> => {
-  await recordRefusal({
+  const refusal = forbiddenRefusal("forbidden", `role ${user.role} may not ${permission}`, {
+    details: { ...(path === null ? { path: null } : {}), permission, userId: user.id },
+  });
+  await recordForbidden(refusal, {
     actor: { kind: "user", label: `user:${user.email}`, role: user.role },
     route: "page",
-    reason: `role ${user.role} may not ${permission}`,
     method: "GET",
-    path: path ?? undefined,
-    details: { ...(path === null ? { path: null } : {}), permission, userId: user.id },
+    ...(path !== null ? { path } : {}),
     fetchSite: (await headers()).get("sec-fetch-site"),
   });
 });

@@ -1,4 +1,4 @@
-import { ApiError } from "./errors";
+import { Refusal } from "@/lib/domain/refusal";
 
 export const MAX_BODY_BYTES = Number(process.env.MAX_BODY_BYTES ?? 1024 * 1024);
 
@@ -12,7 +12,7 @@ export async function readJsonBody(
 ): Promise<{ value: unknown; text: string }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new ApiError(415, "unsupported-media-type", "the body must be JSON (Content-Type: application/json)");
+    throw new Refusal("unsupported-media-type", "unsupported-media-type", "the body must be JSON (Content-Type: application/json)");
   }
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
@@ -35,10 +35,10 @@ export async function readJsonBody(
   try {
     return { value: JSON.parse(text) as unknown, text };
   } catch {
-    throw new ApiError(400, "invalid-json", "the body is not valid JSON");
+    throw new Refusal("invalid", "invalid-json", "the body is not valid JSON");
   }
 }
 
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, "body-too-large", `the body is larger than ${maxBytes} bytes`);
+function tooLarge(maxBytes: number): Refusal {
+  return new Refusal("too-large", "body-too-large", `the body is larger than ${maxBytes} bytes`);
 }

@@ -12,7 +12,7 @@ import { RefusalCoalescer, type RefusalRepeats } from "./refusal-coalescer";
 /** Repeats within this long of a window's first refusal are counted, not written one by one. */
 export const REFUSAL_WINDOW_SECONDS = 60;
 
-export interface Refusal {
+export interface RefusedAuthorization {
   actor: Pick<Actor, "kind" | "label" | "role">;
   /**
    * What makes two refusals "the same", with the actor and the reason: the route as a pattern
@@ -47,14 +47,14 @@ type Tx = Parameters<typeof appendDecision>[0];
  * (`none`: typed, bookmarked). Without the header (no browser, or one from before 2023) it counts
  * too: nothing says otherwise, and that is how every refusal was written before.
  */
-function sentByActor(refusal: Refusal): boolean {
+function sentByActor(refusal: RefusedAuthorization): boolean {
   if (refusal.crossSite) return false;
   if (refusal.actor.kind !== "user") return true;
   const site = refusal.fetchSite?.trim().toLowerCase();
   return !site || site === "same-origin" || site === "none";
 }
 
-function entryOf(refusal: Refusal): DecisionEntry {
+function entryOf(refusal: RefusedAuthorization): DecisionEntry {
   return {
     actor: refusal.actor.label,
     actorRole: refusal.actor.role,
@@ -138,7 +138,7 @@ function state(): RefusalState {
  * the actor sent it (see sentByActor), the first of a window at once (in `tx` when given, e.g.
  * a refusal decided under a row lock) and its repeats later as one entry with their count.
  */
-export async function recordRefusal(refusal: Refusal, tx?: Tx): Promise<RefusalFate> {
+export async function recordRefusal(refusal: RefusedAuthorization, tx?: Tx): Promise<RefusalFate> {
   const entry = entryOf(refusal);
   let fate: RefusalFate = "application-log";
   if (sentByActor(refusal)) {

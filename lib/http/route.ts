@@ -1,11 +1,13 @@
 import type { z } from "zod";
-import { type Actor, authenticate, authorize } from "@/lib/auth/actor";
+import { type Actor, authenticate, authorize, refuseCrossSite } from "@/lib/auth/actor";
 import type { Permission } from "@/lib/auth/roles";
 import { log } from "@/lib/log";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
+import { Refusal } from "@/lib/domain/refusal";
 import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";
-import { ApiError, errorResponse, validationError } from "./errors";
+import { validationError } from "./errors";
+import { internalErrorResponse, recordForbidden, refusalResponse, refusedRequest } from "./refusal-response";
 import { requireStorable } from "./storable";
 
 export interface RouteContext<P> {
@@ -28,27 +30,32 @@ export function routePattern(request: Request): string {
 
 /**
  * Every API handler has the same shape: authenticate, authorize, then run. Expected refusals
- * are ApiErrors with their status; anything else is logged and answered with a bare 500.
+ * are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
+ * authorization, here and nowhere else); anything else is logged and answered with a bare 500.
  */
 export function apiRoute<P = Record<string, never>>(
   permission: Permission,
   handler: (context: RouteContext<P>) => Promise<Response>,
 ) {
   return async (request: Request, context?: { params?: Promise<P> }): Promise<Response> => {
+    let actor: Actor | undefined;
+    const route = routePattern(request);
     try {
-      const actor = await authenticate(request);
+      actor = await authenticate(request);
+      refuseCrossSite(actor, request);
       const params = ((await context?.params) ?? {}) as P;
-      const route = routePattern(request);
       const id = (params as { id?: unknown }).id;
-      await authorize(actor, permission, request, {
-        route,
-        reviewId: typeof id === "string" && isUuid(id) ? id : undefined,
-      });
+      authorize(actor, permission, typeof id === "string" && isUuid(id) ? id : undefined);
       return await handler({ request, actor, params, route });
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error);
-      log.error({ err: error, method: request.method, url: request.url }, "request failed");
-      return errorResponse(new ApiError(500, "internal", "internal error"));
+      try {
+        if (!(error instanceof Refusal)) throw error;
+        if (actor) await recordForbidden(error, refusedRequest(request, actor, route));
+        return refusalResponse(error);
+      } catch (failure) {
+        log.error({ err: failure, method: request.method, url: request.url }, "request failed");
+        return internalErrorResponse();
+      }
     }
   };
 }

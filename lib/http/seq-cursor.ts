@@ -1,4 +1,4 @@
-import { ApiError } from "./errors";
+import { invalidField } from "@/lib/domain/refusal";
 
 // The largest value of PostgreSQL's bigint, the type of every `seq` keyset.
 const MAX_SEQ = 2n ** 63n - 1n;
@@ -19,9 +19,7 @@ export function seqCursor(prefix: string) {
       const match = pattern.exec(raw);
       const seq = match?.[1] ? BigInt(match[1]) : null;
       if (seq === null || seq > MAX_SEQ) {
-        throw new ApiError(400, "invalid-request", "cursor: is not a cursor this API returned", [
-          { path: "cursor", message: "is not a cursor this API returned" },
-        ]);
+        throw invalidField("cursor", "is not a cursor this API returned");
       }
       return seq;
     },

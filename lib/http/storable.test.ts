@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { Refusal } from "@/lib/domain/refusal";
+import { refusalStatus } from "./refusal-response";
 import { requireStorable } from "./storable";
 
 function refusal(body: unknown): { message: string; issues: unknown } | null {
@@ -7,8 +8,8 @@ function refusal(body: unknown): { message: string; issues: unknown } | null {
     requireStorable(body);
     return null;
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    expect(error.status).toBe(400);
+    if (!(error instanceof Refusal)) throw error;
+    expect(refusalStatus(error)).toBe(400);
     expect(error.code).toBe("invalid-request");
     return { message: error.message, issues: error.issues };
   }

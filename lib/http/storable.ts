@@ -1,5 +1,5 @@
 import { shapeProblem } from "@/lib/reviews/message-shape";
-import { ApiError } from "./errors";
+import { Refusal } from "@/lib/domain/refusal";
 
 /**
  * A request body that is stored as it comes (reasons, references, corrected payloads, details
@@ -11,7 +11,7 @@ export function requireStorable(body: unknown): void {
   const problem = shapeProblem(body, { nul: true });
   if (!problem) return;
   const path = problem.path || "body";
-  throw new ApiError(400, "invalid-request", `${path}: ${problem.message}`, [
-    { path: problem.path, message: problem.message },
-  ]);
+  throw new Refusal("invalid", "invalid-request", `${path}: ${problem.message}`, {
+    issues: [{ path: problem.path, message: problem.message }],
+  });
 }

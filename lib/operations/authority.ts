@@ -1,7 +1,7 @@
 import { can, type Permission, type Role } from "@/lib/auth/roles";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 import { operationPermission } from "./create";
 import { OPERATIONS_ACTOR } from "./items-state";
 import type { OperationAction } from "./types";

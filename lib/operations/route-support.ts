@@ -2,7 +2,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { ApiError } from "@/lib/http/errors";
 import { recordRefusal } from "@/lib/http/refusal-log";
 import type { RouteContext } from "@/lib/http/route";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 import { getOperation } from "./view";
 
 /** An operation id from the path; anything else names no operation (404, not a database error). */

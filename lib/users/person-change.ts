@@ -1,6 +1,6 @@
 import type { PersonRole } from "@/lib/auth/person-roles";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 
 // What every change to a person shares: finding and locking them, ending their sessions and
 // unused password links, and the refusals (Rallly-style results, not exceptions).

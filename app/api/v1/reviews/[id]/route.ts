@@ -2,7 +2,7 @@ import { ApiError } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 import { getReview } from "@/lib/reviews/detail";
 import { detailResponse } from "@/lib/reviews/detail-response";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 
 export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params }) => {
   // Anything that is not a UUID cannot name a record: a 404, not a database type error.

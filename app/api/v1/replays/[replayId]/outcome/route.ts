@@ -2,7 +2,7 @@ import { ApiError } from "@/lib/http/errors";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { reportReplayOutcome } from "@/lib/replays/outcome";
 import { outcomeSchema } from "@/lib/replays/schema";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 
 export const POST = apiRoute<{ replayId: string }>("replays.claim", async ({ request, actor, params }) => {
   const { data } = await parseJsonBody(request, outcomeSchema);

@@ -5,7 +5,7 @@ import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { performAction } from "@/lib/reviews/actions/perform-action";
 import { getReview } from "@/lib/reviews/detail";
 import { detailResponse } from "@/lib/reviews/detail-response";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 
 /** POST /api/v1/reviews/{id}/actions: one action, answered with the record as it now is. */
 export const POST = apiRoute<{ id: string }>("reviews.act", async ({ request, actor, params, route }) => {

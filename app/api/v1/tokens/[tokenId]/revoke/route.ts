@@ -1,7 +1,7 @@
 import { changeActorOf } from "@/lib/auth/actor-ref";
 import { ApiError } from "@/lib/http/errors";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { isUuid } from "@/lib/reviews/ids";
+import { isUuid } from "@/lib/domain/ids";
 import { getTokenView } from "@/lib/tokens/list-tokens";
 import { revokeToken } from "@/lib/tokens/revoke-token";
 import { revokeTokenSchema } from "@/lib/tokens/token-schema";
