@@ -1,3 +1,22 @@
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+import { PHASE_PRODUCTION_BUILD } from "next/constants.js";
+
+/**
+ * A production build fails when a client component reaches server code (the database, a secret,
+ * a Node built-in): scripts/check-client-boundary.ts, the check `npm run lint` runs too.
+ */
+function checkClientBoundary() {
+  const tsx = createRequire(import.meta.url).resolve("tsx/cli");
+  const check = spawnSync(
+    process.execPath,
+    [tsx, fileURLToPath(new URL("scripts/check-client-boundary.ts", import.meta.url))],
+    { stdio: "inherit" },
+  );
+  if (check.status !== 0) throw new Error("a client component reaches server code (see above)");
+}
+
 /** @type {import('next').NextConfig} */
 const nextConfig = {
   // The console is served by its own process; no telemetry or remote fonts are fetched.
@@ -14,4 +33,7 @@ const nextConfig = {
   },
 };
 
-export default nextConfig;
+export default function config(phase) {
+  if (phase === PHASE_PRODUCTION_BUILD) checkClientBoundary();
+  return nextConfig;
+}
