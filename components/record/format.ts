@@ -13,10 +13,6 @@ export function latestPayload(record: ReviewDetail): unknown {
   return isRecord(envelope) && "payload" in envelope ? envelope.payload : undefined;
 }
 
-export function originalPayload(record: ReviewDetail): unknown {
-  return isRecord(record.message) ? record.message.payload : undefined;
-}
-
 export type EnvelopeField = (typeof ENVELOPE_KEY_FIELDS)[number];
 
 /**
@@ -43,14 +39,4 @@ export function rangeText(range: { from: number; to: number }): string {
 
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
-}
-
-/** JSON for display: two-space indented, `undefined` spelled out instead of vanishing. */
-export function showJson(value: unknown): string {
-  if (value === undefined) return "(absent)";
-  try {
-    return JSON.stringify(value, null, 2) ?? String(value);
-  } catch {
-    return String(value);
-  }
 }

@@ -55,8 +55,3 @@ export function Input({ className, ...rest }: InputHTMLAttributes<HTMLInputEleme
 export function Select({ className, ...rest }: SelectHTMLAttributes<HTMLSelectElement>) {
   return <select className={[styles.control, className ?? ""].join(" ")} {...rest} />;
 }
-
-/** Text for screen readers only. */
-export function VisuallyHidden({ children }: { children: ReactNode }) {
-  return <span className={styles.visuallyHidden}>{children}</span>;
-}

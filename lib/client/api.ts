@@ -2,17 +2,14 @@
 // session cookie. Errors keep the API's `{error: {code, message, issues}}` so forms can show
 // which field is wrong, and a 409 keeps the fresh record the server sends with it.
 
-export interface ApiIssue {
-  path: string;
-  message: string;
-}
+import type { FieldIssue } from "@/lib/domain/refusal";
 
 export class ApiRequestError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
-    readonly issues: ApiIssue[] = [],
+    readonly issues: FieldIssue[] = [],
     /** The whole answer, e.g. `{error, record}` of a 409 on a stale version. */
     readonly body: unknown = null,
   ) {
@@ -35,7 +32,7 @@ async function request<T>(path: string, init?: RequestInit): Promise<T> {
     body = null;
   }
   if (!response.ok) {
-    const error = (body as { error?: { code?: string; message?: string; issues?: ApiIssue[] } } | null)?.error;
+    const error = (body as { error?: { code?: string; message?: string; issues?: FieldIssue[] } } | null)?.error;
     throw new ApiRequestError(
       response.status,
       error?.code ?? "http-error",

@@ -1,4 +1,4 @@
-import type { ApiIssue } from "@/lib/client/api";
+import type { FieldIssue } from "@/lib/domain/refusal";
 import styles from "../record.module.css";
 
 /** Messages by form field: `reason`, `checkDone`, `runAt`, `providerRef`, `payload`, `envelope.<field>`, `form`. */
@@ -12,7 +12,7 @@ export function fieldOf(path: string): string {
 }
 
 /** Groups issues by field; payload issues keep their full path (`payload.invoiceId: …`). */
-export function groupIssues(issues: readonly ApiIssue[]): FieldErrors {
+export function groupIssues(issues: readonly FieldIssue[]): FieldErrors {
   const out: FieldErrors = {};
   for (const issue of issues) {
     const field = fieldOf(issue.path);
