@@ -37,16 +37,19 @@ export interface KeyState {
   nextLease: Date | null;
 }
 
-/** A row of consumer_lock_key (prisma/migrations/20261130030000_consumer). */
+/**
+ * A row of consumer_lock_key (prisma/migrations/20261130030000_consumer), its columns renamed
+ * camelCase in the SELECT like every row this codebase reads (ADR 0012).
+ */
 interface ReadRow {
-  o_last_sequence: string;
-  o_journal_state: JournalState | null;
-  o_journal_lease: Date | null;
-  o_next_lease: Date | null;
-  o_failed_attempts: number | null;
-  o_next_attempt_at: Date | null;
-  o_routed_reason: string | null;
-  o_now: Date;
+  lastSequence: string;
+  journalState: JournalState | null;
+  journalLease: Date | null;
+  nextLease: Date | null;
+  failedAttempts: number | null;
+  nextAttemptAt: Date | null;
+  routedReason: string | null;
+  now: Date;
   /** The transaction the lock was taken in: the commit must be this one's. */
   txid: string;
 }
@@ -75,7 +78,11 @@ export function sqlState(error: unknown): string | null {
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
-const LOCK_KEY = `SELECT *, pg_current_xact_id()::text AS txid FROM consumer_lock_key($1, $2, $3, $4)`;
+const LOCK_KEY = `SELECT o_last_sequence AS "lastSequence", o_journal_state AS "journalState",
+       o_journal_lease AS "journalLease", o_next_lease AS "nextLease", o_failed_attempts AS "failedAttempts",
+       o_next_attempt_at AS "nextAttemptAt", o_routed_reason AS "routedReason", o_now AS "now",
+       pg_current_xact_id()::text AS txid
+  FROM consumer_lock_key($1, $2, $3, $4)`;
 
 /**
  * One message's transaction on one sequenceKey, open from `KeyTransaction.open` until a commit
@@ -222,24 +229,23 @@ function unwrapPipeline(error: unknown): never {
 }
 
 function toState(row: ReadRow): KeyState {
-  const last = Number(row.o_last_sequence);
-  const nextInFlight = row.o_next_lease !== null && row.o_next_lease.getTime() > row.o_now.getTime();
+  const last = Number(row.lastSequence);
+  const nextInFlight = row.nextLease !== null && row.nextLease.getTime() > row.now.getTime();
   return {
-    nextLease: nextInFlight ? row.o_next_lease : null,
+    nextLease: nextInFlight ? row.nextLease : null,
     decision: {
       lastSequence: last,
-      journal:
-        row.o_journal_state === null ? null : { state: row.o_journal_state, leaseExpiresAt: row.o_journal_lease },
+      journal: row.journalState === null ? null : { state: row.journalState, leaseExpiresAt: row.journalLease },
       inFlightSequences: nextInFlight ? [last + 1] : [],
-      now: row.o_now,
+      now: row.now,
     },
     attempts:
-      row.o_failed_attempts === null
+      row.failedAttempts === null
         ? null
         : {
-            failedAttempts: row.o_failed_attempts,
-            nextAttemptAt: row.o_next_attempt_at,
-            routedReason: row.o_routed_reason,
+            failedAttempts: row.failedAttempts,
+            nextAttemptAt: row.nextAttemptAt,
+            routedReason: row.routedReason,
           },
   };
 }
@@ -337,7 +343,7 @@ export async function recordFailedAttempt(attempt: FailedAttempt): Promise<numbe
                failed_attempts = a.failed_attempts + 1, last_reason = EXCLUDED.last_reason,
                last_error = EXCLUDED.last_error, next_attempt_at = EXCLUDED.next_attempt_at,
                routed_reason = EXCLUDED.routed_reason, updated_at = now()
-             RETURNING failed_attempts`,
+             RETURNING failed_attempts AS "failedAttempts"`,
       values: [
         attempt.consumer,
         attempt.attemptKey,
@@ -352,9 +358,9 @@ export async function recordFailedAttempt(attempt: FailedAttempt): Promise<numbe
       ],
     },
   ]).catch(unwrapPipeline);
-  const row = results.at(-1)?.rows[0] as { failed_attempts: number } | undefined;
+  const row = results.at(-1)?.rows[0] as { failedAttempts: number } | undefined;
   if (!row) throw new Error("the attempt was not recorded");
-  return row.failed_attempts;
+  return row.failedAttempts;
 }
 
 /** Text PostgreSQL can store: NUL removed, lone surrogates replaced (for diagnostics only). */
