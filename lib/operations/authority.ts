@@ -39,21 +39,17 @@ async function standingOf(tx: Tx, authority: string | null): Promise<Standing | 
   if (!match || !isUuid(match[2]!)) return null;
   const [, kind, id] = match;
   if (kind === "user") {
-    const rows = await tx.$queryRawUnsafe<{ email: string; role: Role; banned: boolean }[]>(
-      `SELECT email, role::text AS role, banned FROM users WHERE id = $1::uuid`,
-      id,
-    );
+    const rows = await tx.$queryRaw<{ email: string; role: Role; banned: boolean }[]>`
+      SELECT email, role::text AS role, banned FROM users WHERE id = ${id}::uuid`;
     const user = rows[0];
     if (!user) return { label: authority!, role: null, gone: `${authority} no longer exists` };
     const label = `user:${user.email}`;
     return { label, role: user.role, gone: user.banned ? `${label} was disabled` : null };
   }
-  const rows = await tx.$queryRawUnsafe<{ name: string; role: Role; revoked: boolean; expired: boolean }[]>(
-    `SELECT name, role::text AS role, revoked_at IS NOT NULL AS revoked,
-            COALESCE(expires_at <= now(), false) AS expired
-       FROM api_tokens WHERE id = $1::uuid`,
-    id,
-  );
+  const rows = await tx.$queryRaw<{ name: string; role: Role; revoked: boolean; expired: boolean }[]>`
+    SELECT name, role::text AS role, revoked_at IS NOT NULL AS revoked,
+           COALESCE(expires_at <= now(), false) AS expired
+      FROM api_tokens WHERE id = ${id}::uuid`;
   const token = rows[0];
   if (!token) return { label: authority!, role: null, gone: `${authority} no longer exists` };
   const label = `token:${token.name}`;
@@ -94,12 +90,9 @@ export async function pauseForLostAuthority(
   because: string,
 ): Promise<DecisionEntry> {
   const reason = `paused: ${because}`;
-  await tx.$executeRawUnsafe(
-    `UPDATE bulk_operations SET state = 'paused', pause_reason = $2, version = version + 1, updated_at = now()
-      WHERE id = $1::uuid`,
-    operationId,
-    reason,
-  );
+  await tx.$executeRaw`
+    UPDATE bulk_operations SET state = 'paused', pause_reason = ${reason}, version = version + 1, updated_at = now()
+     WHERE id = ${operationId}::uuid`;
   return {
     actor: OPERATIONS_ACTOR,
     action: "operation.paused",
@@ -117,7 +110,7 @@ export async function switchAuthorityLost(tx: Tx, authority: string | null): Pro
 /** Pauses one kind's automatic replay; returns its decision-log entry, to append last. */
 export async function pauseSwitch(tx: Tx, kind: string, because: string): Promise<DecisionEntry> {
   const reason = `paused: ${because}`;
-  await tx.$executeRawUnsafe(`UPDATE kind_settings SET paused_reason = $2 WHERE kind = $1`, kind, reason);
+  await tx.$executeRaw`UPDATE kind_settings SET paused_reason = ${reason} WHERE kind = ${kind}`;
   return {
     actor: AUTO_REPLAY_SWITCH_ACTOR,
     action: "kind.auto-replay-paused",
@@ -145,24 +138,20 @@ export async function pauseWhatLostAuthority(tx: Tx, authority: string, cause: s
   if (!standing) return paused;
   const entries: DecisionEntry[] = [];
   // Operation rows before the log's head, the order the dispatcher takes them in.
-  const operations = await tx.$queryRawUnsafe<{ id: string; action: OperationAction; state: string }[]>(
-    `SELECT id::text, action::text, state::text FROM bulk_operations
-      WHERE authority_actor = $1 AND state IN ('running', 'awaiting-continue')
-      ORDER BY seq FOR UPDATE`,
-    authority,
-  );
+  const operations = await tx.$queryRaw<{ id: string; action: OperationAction; state: string }[]>`
+    SELECT id::text AS id, action::text AS action, state::text AS state FROM bulk_operations
+     WHERE authority_actor = ${authority} AND state IN ('running', 'awaiting-continue')
+     ORDER BY seq FOR UPDATE`;
   for (const op of operations) {
     const because = lostBecause(standing, operationPermission(op.action));
     if (!because) continue;
     entries.push(await pauseForLostAuthority(tx, op.id, op.state, `${because} (${cause})`));
     paused.operations.push(op.id);
   }
-  const kinds = await tx.$queryRawUnsafe<{ kind: string }[]>(
-    `SELECT kind FROM kind_settings
-      WHERE authority_actor = $1 AND auto_replay_ready AND paused_reason IS NULL
-      ORDER BY kind FOR UPDATE`,
-    authority,
-  );
+  const kinds = await tx.$queryRaw<{ kind: string }[]>`
+    SELECT kind FROM kind_settings
+     WHERE authority_actor = ${authority} AND auto_replay_ready AND paused_reason IS NULL
+     ORDER BY kind FOR UPDATE`;
   const switchBecause = lostBecause(standing, AUTO_REPLAY_PERMISSION);
   if (switchBecause) {
     for (const { kind } of kinds) {

@@ -3,6 +3,8 @@ import { actorRef } from "@/lib/auth/actor-ref";
 import { appendDecision } from "@/lib/audit/append";
 import { defaultKindRegistry } from "@/lib/contract/kinds";
 import { db } from "@/lib/db/client";
+import { notFound, Refusal } from "@/lib/domain/refusal";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { performAction } from "@/lib/reviews/actions/perform-action";
 import { pauseSwitch, switchAuthorityLost } from "./authority";
@@ -37,7 +39,7 @@ interface SettingRow {
  * the heap is visited for the ready records alone, not for every held one: with 175,000 open gap
  * records this measured about 7x faster than filtering the records by `readyCondition`.
  */
-const READY_PAIRS = `ready AS MATERIALIZED (
+const READY_PAIRS = Prisma.sql`ready AS MATERIALIZED (
     SELECT DISTINCT g.sequence_key, g.sequence
       FROM review_records g
       JOIN sequence_state ss ON ss.sequence_key = g.sequence_key
@@ -45,20 +47,18 @@ const READY_PAIRS = `ready AS MATERIALIZED (
        AND ss.last_sequence >= g.sequence - 1)`;
 
 /** The ready records themselves: open gap records at one of the ready pairs. */
-const READY_RECORDS = `ready
+const READY_RECORDS = Prisma.sql`ready
   JOIN review_records r ON r.sequence_key = ready.sequence_key AND r.sequence = ready.sequence
    AND r.status = 'open' AND r.category = 'sequence-gap' AND r.reason = 'sequence-gap'`;
 
 /** Ready records per kind, for the given kinds. */
 async function readyCounts(kinds: string[]): Promise<Map<string, number>> {
   if (kinds.length === 0) return new Map();
-  const rows = await db().$queryRawUnsafe<{ kind: string; ready: number }[]>(
-    `WITH ${READY_PAIRS}
-     SELECT r.kind, count(*)::int AS ready FROM ${READY_RECORDS}
-      WHERE r.kind = ANY($1::text[])
-      GROUP BY r.kind`,
-    kinds,
-  );
+  const rows = await db().$queryRaw<{ kind: string; ready: number }[]>`
+    WITH ${READY_PAIRS}
+    SELECT r.kind, count(*)::int AS ready FROM ${READY_RECORDS}
+     WHERE r.kind = ANY(${kinds}::text[])
+     GROUP BY r.kind`;
   return new Map(rows.map((row) => [row.kind, row.ready]));
 }
 
@@ -84,29 +84,25 @@ export async function listAutoReplaySettings(): Promise<KindAutoReplay[]> {
   return kinds.map((kind) => view(kind, byKind.get(kind), counts.get(kind) ?? 0));
 }
 
-export type SetAutoReplayResult = { ok: true; setting: KindAutoReplay } | { ok: false; status: 404; message: string };
-
 /**
  * Turns automatic replay of ready records on or off for one kind, logged (last write of the
  * transaction) as `kind.auto-replay-enabled` / `kind.auto-replay-disabled`. A kind the registry
  * does not know and that has no setting yet is accepted only when records of that kind exist;
- * otherwise the answer is a 404-style refusal and nothing is written.
+ * otherwise it is refused as not found and nothing is written.
  */
 export async function setAutoReplay(
   kind: string,
   enabled: boolean,
   reason: string,
   actor: Actor,
-): Promise<SetAutoReplayResult> {
+): Promise<KindAutoReplay> {
   const setting = await db().$transaction(async (tx) => {
     if (!defaultKindRegistry.get(kind)) {
-      const known = await tx.$queryRawUnsafe<unknown[]>(
-        `SELECT 1 FROM kind_settings WHERE kind = $1
-          UNION ALL
-         (SELECT 1 FROM review_records WHERE kind = $1 LIMIT 1)
-         LIMIT 1`,
-        kind,
-      );
+      const known = await tx.$queryRaw<unknown[]>`
+        SELECT 1 FROM kind_settings WHERE kind = ${kind}
+         UNION ALL
+        (SELECT 1 FROM review_records WHERE kind = ${kind} LIMIT 1)
+        LIMIT 1`;
       if (known.length === 0) return null;
     }
     const now = new Date();
@@ -132,17 +128,17 @@ export async function setAutoReplay(
     });
     return row;
   });
-  if (!setting) return { ok: false, status: 404, message: `no kind ${kind}: not registered and no records of it` };
+  if (!setting) throw notFound(`no kind ${kind}: not registered and no records of it`);
   const counts = await readyCounts([kind]);
-  return { ok: true, setting: view(kind, setting, counts.get(kind) ?? 0) };
+  return view(kind, setting, counts.get(kind) ?? 0);
 }
 
 interface ReadyRow {
   id: string;
   version: number;
   kind: string;
-  updated_by: string;
-  updated_at: Date;
+  updatedBy: string;
+  updatedAt: Date;
 }
 
 /**
@@ -168,25 +164,22 @@ let idle: { until: number; enabled: string } | null = null;
 export async function autoReplayReady(options: { limit?: number } = {}): Promise<number> {
   const limit = options.limit ?? AUTO_REPLAY_BATCH;
   if (limit < 1) return 0;
-  const switchedOn = await db().$queryRawUnsafe<{ kind: string; updated_at: Date; authority_actor: string | null }[]>(
-    `SELECT kind, updated_at, authority_actor FROM kind_settings
-      WHERE auto_replay_ready AND paused_reason IS NULL ORDER BY kind`,
-  );
+  const switchedOn = await db().$queryRaw<{ kind: string; updatedAt: Date; authorityActor: string | null }[]>`
+    SELECT kind, updated_at AS "updatedAt", authority_actor AS "authorityActor" FROM kind_settings
+     WHERE auto_replay_ready AND paused_reason IS NULL ORDER BY kind`;
   const settings = await withoutLostAuthority(switchedOn);
   if (settings.length === 0) return 0;
-  const enabled = settings.map((k) => `${k.kind}@${k.updated_at.toISOString()}`).join("\n");
+  const enabled = settings.map((k) => `${k.kind}@${k.updatedAt.toISOString()}`).join("\n");
   if (idle && idle.enabled === enabled && Date.now() < idle.until) return 0;
   idle = null;
   const started = performance.now();
-  const rows = await db().$queryRawUnsafe<ReadyRow[]>(
-    `WITH ${READY_PAIRS}
-     SELECT r.id::text AS id, r.version, r.kind, k.updated_by, k.updated_at
-       FROM ${READY_RECORDS}
-       JOIN kind_settings k ON k.kind = r.kind AND k.auto_replay_ready AND k.paused_reason IS NULL
-      ORDER BY r.sequence_key, r.sequence, r.seq
-      LIMIT $1`,
-    limit,
-  );
+  const rows = await db().$queryRaw<ReadyRow[]>`
+    WITH ${READY_PAIRS}
+    SELECT r.id::text AS id, r.version, r.kind, k.updated_by AS "updatedBy", k.updated_at AS "updatedAt"
+      FROM ${READY_RECORDS}
+      JOIN kind_settings k ON k.kind = r.kind AND k.auto_replay_ready AND k.paused_reason IS NULL
+     ORDER BY r.sequence_key, r.sequence, r.seq
+     LIMIT ${limit}`;
   if (rows.length === 0) {
     const took = performance.now() - started;
     if (took >= IDLE_AFTER_MS) {
@@ -196,22 +189,27 @@ export async function autoReplayReady(options: { limit?: number } = {}): Promise
   }
   let scheduled = 0;
   for (const row of rows) {
-    const outcome = await performAction(
-      row.id,
-      {
-        action: "replay",
-        expectedVersion: row.version,
-        reason:
-          `predecessor applied; automatic replay of ready ${row.kind} records ` +
-          `enabled by ${row.updated_by} on ${row.updated_at.toISOString()}`,
-        checkDone: true,
-      },
-      AUTO_REPLAY_ACTOR,
-    );
-    if (outcome.ok) scheduled += 1;
-    else if (outcome.status !== 409) {
-      // Not a concurrent change: worth a look, but it must not stop the other records.
-      log.warn({ reviewId: row.id, status: outcome.status, code: outcome.code }, "auto-replay refused");
+    try {
+      await performAction(
+        row.id,
+        {
+          action: "replay",
+          expectedVersion: row.version,
+          reason:
+            `predecessor applied; automatic replay of ready ${row.kind} records ` +
+            `enabled by ${row.updatedBy} on ${row.updatedAt.toISOString()}`,
+          checkDone: true,
+        },
+        AUTO_REPLAY_ACTOR,
+      );
+      scheduled += 1;
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
+      // Someone acted on the record meanwhile (a conflict) is expected; anything else is worth a
+      // look, but it must not stop the other records.
+      if (error.kind !== "conflict") {
+        log.warn({ reviewId: row.id, kind: error.kind, code: error.code }, "auto-replay refused");
+      }
     }
   }
   return scheduled;
@@ -223,23 +221,21 @@ export async function autoReplayReady(options: { limit?: number } = {}): Promise
  * it on again meanwhile, on their own authority). A disable, role change or revoke pauses them at
  * once; this catches what happens silently, such as a token's expiry.
  */
-async function withoutLostAuthority<T extends { kind: string; authority_actor: string | null }>(
+async function withoutLostAuthority<T extends { kind: string; authorityActor: string | null }>(
   switchedOn: T[],
 ): Promise<T[]> {
   const kept: T[] = [];
   for (const setting of switchedOn) {
-    if (!(await switchAuthorityLost(db(), setting.authority_actor))) {
+    if (!(await switchAuthorityLost(db(), setting.authorityActor))) {
       kept.push(setting);
       continue;
     }
     await db().$transaction(async (tx) => {
-      const rows = await tx.$queryRawUnsafe<{ authority_actor: string | null }[]>(
-        `SELECT authority_actor FROM kind_settings
-          WHERE kind = $1 AND auto_replay_ready AND paused_reason IS NULL FOR UPDATE`,
-        setting.kind,
-      );
+      const rows = await tx.$queryRaw<{ authorityActor: string | null }[]>`
+        SELECT authority_actor AS "authorityActor" FROM kind_settings
+         WHERE kind = ${setting.kind} AND auto_replay_ready AND paused_reason IS NULL FOR UPDATE`;
       if (!rows[0]) return;
-      const because = await switchAuthorityLost(tx, rows[0].authority_actor);
+      const because = await switchAuthorityLost(tx, rows[0].authorityActor);
       if (because) await appendDecision(tx, await pauseSwitch(tx, setting.kind, because));
     });
   }

@@ -11,8 +11,8 @@ import type { ReviewStatus } from "@/lib/reviews/schema";
 
 export interface BatchItem {
   position: number;
-  review_id: string;
-  frozen_version: number;
+  reviewId: string;
+  frozenVersion: number;
 }
 
 export type BatchResult =
@@ -20,8 +20,8 @@ export type BatchResult =
 
 /** A record's decision-log entry, for the caller to append last in its transaction (ADR 0003). */
 export interface BatchLogEntry {
-  review_id: string;
-  effect_key: string | null;
+  reviewId: string;
+  effectKey: string | null;
   action: string;
   details: string;
 }
@@ -49,22 +49,20 @@ async function lockAndCheck(
   items: BatchItem[],
   actor: Actor,
 ): Promise<{ eligible: BatchItem[]; skipped: BatchResult[] }> {
-  const rows = await tx.$queryRawUnsafe<LockedRow[]>(
-    `SELECT id::text, status::text, category::text, version FROM review_records
-      WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
-    items.map((i) => i.review_id),
-  );
+  const rows = await tx.$queryRaw<LockedRow[]>`
+    SELECT id::text AS id, status::text AS status, category::text AS category, version FROM review_records
+     WHERE id = ANY(${items.map((i) => i.reviewId)}::uuid[]) ORDER BY id FOR UPDATE`;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const eligible: BatchItem[] = [];
   const skipped: BatchResult[] = [];
   for (const item of items) {
-    const record = byId.get(item.review_id);
+    const record = byId.get(item.reviewId);
     const skip = (detail: string) => skipped.push({ position: item.position, ok: false, detail });
-    if (!record) skip(`not-found: no review record ${item.review_id}`);
+    if (!record) skip(`not-found: no review record ${item.reviewId}`);
     // A note fits any record and changes nothing it depends on: it goes on the version of now.
-    else if (action !== "note" && record.version !== item.frozen_version) {
+    else if (action !== "note" && record.version !== item.frozenVersion) {
       skip(
-        `stale-version: the record changed (version ${record.version}, you saw ${item.frozen_version}); review it again`,
+        `stale-version: the record changed (version ${record.version}, you saw ${item.frozenVersion}); review it again`,
       );
     } else {
       const refusal = actionRefusal(action, record, actor.role);
@@ -90,9 +88,10 @@ export async function replayBatch(
 ): Promise<BatchOutcome> {
   const { eligible, skipped } = await lockAndCheck(tx, "replay", items, actor);
   if (eligible.length === 0) return { results: skipped, entries: [] };
-  const rows = await tx.$queryRawUnsafe<({ position: number; replay_id: string } & BatchLogEntry)[]>(
-    `WITH e AS (
-       SELECT * FROM unnest($1::uuid[], $2::int[]) AS e(review_id, position)
+  const rows = await tx.$queryRaw<({ position: number; replayId: string } & BatchLogEntry)[]>`
+    WITH e AS (
+       SELECT * FROM unnest(${eligible.map((i) => i.reviewId)}::uuid[], ${eligible.map((i) => i.position)}::int[])
+                  AS e(review_id, position)
      ), latest AS (
        SELECT e.review_id, e.position, COALESCE(rev.number, 0) AS number, rr.sequence_key, rr.sequence,
               rr.status, rr.version, rr.effect_key
@@ -101,33 +100,28 @@ export async function replayBatch(
                              WHERE v.review_id = e.review_id ORDER BY v.number DESC LIMIT 1) rev ON true
      ), replay AS (
        INSERT INTO replays (review_id, revision_number, run_at, sequence_key, sequence, created_by, operation_id)
-       SELECT review_id, number, now(), sequence_key, sequence, $3, $4::uuid FROM latest
+       SELECT review_id, number, now(), sequence_key, sequence, ${actor.label}, ${operationId}::uuid FROM latest
        RETURNING id, review_id, run_at
      ), details AS (
        SELECT l.*, r.id AS replay_id,
               jsonb_build_object('replayId', r.id::text,
                                  'runAt', to_char(r.run_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                                 'operationId', $4::text) AS change
+                                 'operationId', ${operationId}::uuid::text) AS change
          FROM latest l JOIN replay r ON r.review_id = l.review_id
      ), record AS (
        UPDATE review_records rr SET status = 'replay-scheduled', version = rr.version + 1, updated_at = now()
          FROM details d WHERE rr.id = d.review_id
      ), history AS (
        INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
-       SELECT review_id, $3, 'replay', status, 'replay-scheduled', $5, change FROM details
+       SELECT review_id, ${actor.label}, 'replay', status, 'replay-scheduled', ${reason}, change FROM details
      )
-     SELECT position, replay_id::text, review_id::text, effect_key, 'review.replay' AS action,
+     SELECT position, replay_id::text AS "replayId", review_id::text AS "reviewId", effect_key AS "effectKey",
+            'review.replay' AS action,
             (change || jsonb_build_object('fromStatus', status::text, 'toStatus', 'replay-scheduled',
                                           'version', version + 1, 'checkDone', true))::text AS details
-       FROM details ORDER BY position`,
-    eligible.map((i) => i.review_id),
-    eligible.map((i) => i.position),
-    actor.label,
-    operationId,
-    reason,
-  );
+       FROM details ORDER BY position`;
   return {
-    results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replay_id }))],
+    results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replayId }))],
     entries: rows,
   };
 }
@@ -142,27 +136,23 @@ export async function noteBatch(
 ): Promise<BatchOutcome> {
   const { eligible, skipped } = await lockAndCheck(tx, "note", items, actor);
   if (eligible.length === 0) return { results: skipped, entries: [] };
-  const rows = await tx.$queryRawUnsafe<({ position: number } & BatchLogEntry)[]>(
-    `WITH e AS (
-       SELECT * FROM unnest($1::uuid[], $2::int[]) AS e(review_id, position)
+  const rows = await tx.$queryRaw<({ position: number } & BatchLogEntry)[]>`
+    WITH e AS (
+       SELECT * FROM unnest(${eligible.map((i) => i.reviewId)}::uuid[], ${eligible.map((i) => i.position)}::int[])
+                  AS e(review_id, position)
      ), record AS (
        UPDATE review_records rr SET version = rr.version + 1, updated_at = now()
          FROM e WHERE rr.id = e.review_id
        RETURNING rr.id, rr.status, rr.version, rr.effect_key, e.position
      ), history AS (
        INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
-       SELECT id, $3, 'note', status, status, $5, jsonb_build_object('operationId', $4::text) FROM record
+       SELECT id, ${actor.label}, 'note', status, status, ${reason},
+              jsonb_build_object('operationId', ${operationId}::text) FROM record
      )
-     SELECT position, id::text AS review_id, effect_key, 'review.note' AS action,
-            jsonb_build_object('operationId', $4::text, 'fromStatus', status::text, 'toStatus', status::text,
-                               'version', version, 'checkDone', true)::text AS details
-       FROM record ORDER BY position`,
-    eligible.map((i) => i.review_id),
-    eligible.map((i) => i.position),
-    actor.label,
-    operationId,
-    reason,
-  );
+     SELECT position, id::text AS "reviewId", effect_key AS "effectKey", 'review.note' AS action,
+            jsonb_build_object('operationId', ${operationId}::text, 'fromStatus', status::text,
+                               'toStatus', status::text, 'version', version, 'checkDone', true)::text AS details
+       FROM record ORDER BY position`;
   return {
     results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: null }))],
     entries: rows,
@@ -175,17 +165,11 @@ export async function noteBatch(
  */
 export async function appendBatchEntries(tx: Tx, entries: BatchLogEntry[], actor: Actor, reason: string) {
   if (entries.length === 0) return;
-  await tx.$executeRawUnsafe(
-    `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-     SELECT $1, $2, e.action, e.review_id, e.effect_key, $3, e.details::jsonb
-       FROM unnest($4::text[], $5::uuid[], $6::text[], $7::text[]) WITH ORDINALITY AS e(action, review_id, effect_key, details, n)
-      ORDER BY e.n`,
-    actor.label,
-    actor.role,
-    reason,
-    entries.map((e) => e.action),
-    entries.map((e) => e.review_id),
-    entries.map((e) => e.effect_key),
-    entries.map((e) => e.details),
-  );
+  await tx.$executeRaw`
+    INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+    SELECT ${actor.label}, ${actor.role}, e.action, e.review_id, e.effect_key, ${reason}, e.details::jsonb
+      FROM unnest(${entries.map((e) => e.action)}::text[], ${entries.map((e) => e.reviewId)}::uuid[],
+                  ${entries.map((e) => e.effectKey)}::text[], ${entries.map((e) => e.details)}::text[])
+           WITH ORDINALITY AS e(action, review_id, effect_key, details, n)
+     ORDER BY e.n`;
 }

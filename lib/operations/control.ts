@@ -3,8 +3,8 @@ import { actorRef } from "@/lib/auth/actor-ref";
 import { can } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { ApiError } from "@/lib/http/errors";
 import { operationPermission } from "./create";
 import { computeDryRun, saveDryRun } from "./dry-run";
 import { type ConfirmRequest, DEFAULT_AUTO_PAUSE, type ResumeRequest } from "./schema";
@@ -18,7 +18,7 @@ interface LockedOperation {
   state: OperationState;
   version: number;
   dispatched: number;
-  dry_run: { at: string; counts: Record<string, number> } | null;
+  dryRun: { at: string; counts: Record<string, number> } | null;
 }
 
 /** The states each control may start from (docs/operations.md, "The life of an operation"). */
@@ -31,22 +31,22 @@ export const CONTROL_FROM: Record<"dry-run" | "confirm" | "pause" | "resume" | "
 };
 
 async function lockOperation(tx: Tx, id: string, actor: Actor): Promise<LockedOperation> {
-  const rows = await tx.$queryRawUnsafe<LockedOperation[]>(
-    `SELECT id::text, action::text, state::text, version, dispatched, dry_run
-       FROM bulk_operations WHERE id = $1::uuid FOR UPDATE`,
-    id,
-  );
+  const rows = await tx.$queryRaw<LockedOperation[]>`
+    SELECT id::text AS id, action::text AS action, state::text AS state, version, dispatched, dry_run AS "dryRun"
+      FROM bulk_operations WHERE id = ${id}::uuid FOR UPDATE`;
   const op = rows[0];
-  if (!op) throw new ApiError(404, "not-found", `no operation ${id}`);
+  if (!op) throw notFound(`no operation ${id}`);
   if (!can(actor.role, operationPermission(op.action))) {
-    throw new ApiError(403, "forbidden", `role ${actor.role} may not control a ${op.action} operation`);
+    throw forbidden("forbidden", `role ${actor.role} may not control a ${op.action} operation`, {
+      details: { operationId: id },
+    });
   }
   return op;
 }
 
 function refuseUnlessIn(op: LockedOperation, control: keyof typeof CONTROL_FROM): void {
   if (!CONTROL_FROM[control].includes(op.state)) {
-    throw new ApiError(409, "not-allowed", `cannot ${control} an operation that is ${op.state}`);
+    throw conflict("not-allowed", `cannot ${control} an operation that is ${op.state}`);
   }
 }
 
@@ -65,7 +65,7 @@ export async function dryRunOperation(id: string, actor: Actor): Promise<void> {
       // Confirmed or aborted meanwhile: these numbers no longer describe what will happen.
       refuseUnlessIn(now, "dry-run");
       if (now.dispatched !== op.dispatched) {
-        throw new ApiError(409, "not-allowed", "the operation dispatched records during the dry run; run it again");
+        throw conflict("not-allowed", "the operation dispatched records during the dry run; run it again");
       }
       await saveDryRun(tx, id, result);
       const at = new Date();
@@ -90,32 +90,28 @@ export async function confirmOperation(id: string, request: ConfirmRequest, acto
     refuseUnlessIn(op, "confirm");
     // The dry run first: a newer one also moved the version, and "look at the new numbers" is
     // what the person needs to hear, not only "something changed".
-    if (!op.dry_run) throw new ApiError(409, "dry-run-required", "run a dry run first and confirm its numbers");
-    if (new Date(op.dry_run.at).getTime() !== new Date(request.dryRunAt).getTime()) {
-      throw new ApiError(409, "dry-run-stale", `a newer dry run exists (${op.dry_run.at}); review its numbers`);
+    if (!op.dryRun) throw conflict("dry-run-required", "run a dry run first and confirm its numbers");
+    if (new Date(op.dryRun.at).getTime() !== new Date(request.dryRunAt).getTime()) {
+      throw conflict("dry-run-stale", `a newer dry run exists (${op.dryRun.at}); review its numbers`);
     }
     if (op.version !== request.expectedVersion) {
-      throw new ApiError(
-        409,
+      throw conflict(
         "stale-version",
         `the operation changed (version ${op.version}, you saw ${request.expectedVersion}); review it again`,
       );
     }
-    await tx.$executeRawUnsafe(
-      `UPDATE bulk_operations SET state = 'running', confirmed_by = $2, confirmed_at = now(), authority_actor = $3,
-              window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
-        WHERE id = $1::uuid`,
-      id,
-      actor.label,
-      // Whoever starts it answers for it from now on (lib/operations/authority.ts).
-      actorRef(actor),
-    );
+    // Whoever starts it answers for it from now on (lib/operations/authority.ts).
+    await tx.$executeRaw`
+      UPDATE bulk_operations SET state = 'running', confirmed_by = ${actor.label}, confirmed_at = now(),
+             authority_actor = ${actorRef(actor)},
+             window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
+       WHERE id = ${id}::uuid`;
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
       action: "operation.confirmed",
       reason: null,
-      details: { operationId: id, dryRun: op.dry_run },
+      details: { operationId: id, dryRun: op.dryRun },
     });
   });
 }
@@ -125,12 +121,10 @@ export async function pauseOperation(id: string, reason: string, actor: Actor): 
   await db().$transaction(async (tx) => {
     const op = await lockOperation(tx, id, actor);
     refuseUnlessIn(op, "pause");
-    await tx.$executeRawUnsafe(
-      `UPDATE bulk_operations SET state = 'paused', pause_reason = $2, version = version + 1, updated_at = now()
-        WHERE id = $1::uuid`,
-      id,
-      `paused by ${actor.label}: ${reason}`,
-    );
+    await tx.$executeRaw`
+      UPDATE bulk_operations SET state = 'paused', pause_reason = ${`paused by ${actor.label}: ${reason}`},
+             version = version + 1, updated_at = now()
+       WHERE id = ${id}::uuid`;
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
@@ -152,23 +146,19 @@ export async function resumeOperation(id: string, request: ResumeRequest, actor:
     refuseUnlessIn(op, "resume");
     // Resuming from the canary's stop, or from any pause once the canary went out, passes it.
     const changesAutoPause = request.autoPause !== undefined;
+    const threshold = request.autoPause?.threshold ?? null;
+    const minOutcomes = request.autoPause?.minOutcomes ?? DEFAULT_AUTO_PAUSE.minOutcomes;
     // Whoever resumes it answers for it from now on, also after a pause for lost authority.
-    await tx.$executeRawUnsafe(
-      `UPDATE bulk_operations SET state = 'running', pause_reason = NULL, authority_actor = $6,
-              canary_passed = canary_passed OR $2 OR dispatched >= canary_size,
-              auto_pause_outcomes = 0, auto_pause_held_again = 0,
-              auto_pause_threshold = CASE WHEN $3 THEN $4::float8 ELSE auto_pause_threshold END,
-              auto_pause_min_outcomes = CASE WHEN $3 THEN COALESCE($5::int, ${DEFAULT_AUTO_PAUSE.minOutcomes})
-                                             ELSE auto_pause_min_outcomes END,
-              window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
-        WHERE id = $1::uuid`,
-      id,
-      op.state === "awaiting-continue",
-      changesAutoPause,
-      request.autoPause?.threshold ?? null,
-      request.autoPause?.minOutcomes ?? null,
-      actorRef(actor),
-    );
+    await tx.$executeRaw`
+      UPDATE bulk_operations SET state = 'running', pause_reason = NULL, authority_actor = ${actorRef(actor)},
+             canary_passed = canary_passed OR ${op.state === "awaiting-continue"}::boolean OR dispatched >= canary_size,
+             auto_pause_outcomes = 0, auto_pause_held_again = 0,
+             auto_pause_threshold = CASE WHEN ${changesAutoPause}::boolean THEN ${threshold}::float8
+                                         ELSE auto_pause_threshold END,
+             auto_pause_min_outcomes = CASE WHEN ${changesAutoPause}::boolean THEN ${minOutcomes}::int
+                                            ELSE auto_pause_min_outcomes END,
+             window_started_at = now(), window_dispatched = 0, version = version + 1, updated_at = now()
+       WHERE id = ${id}::uuid`;
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
@@ -195,48 +185,38 @@ export async function abortOperation(id: string, reason: string, actor: Actor): 
       refuseUnlessIn(op, "abort");
       // The records of the replays to withdraw first, in id order: a single cancel locks its
       // record before its replays, and taking the replays first here could deadlock with it.
-      await tx.$executeRawUnsafe(
-        `SELECT 1 FROM review_records
-          WHERE id IN (SELECT review_id FROM replays WHERE operation_id = $1::uuid AND state = 'scheduled')
-          ORDER BY id FOR UPDATE`,
-        id,
-      );
-      await tx.$executeRawUnsafe(
-        `UPDATE bulk_operation_items SET state = 'not-dispatched', detail = 'the operation was aborted first',
-                updated_at = now()
-          WHERE operation_id = $1::uuid AND state = 'pending'`,
-        id,
-      );
-      const withdrawn = await tx.$queryRawUnsafe<{ review_id: string; replay_id: string }[]>(
-        `WITH cancelled AS (
-           UPDATE replays SET state = 'cancelled', completed_at = now(), detail = 'withdrawn: the operation was aborted'
-            WHERE operation_id = $1::uuid AND state = 'scheduled'
-           RETURNING id, review_id
-         ), items AS (
-           UPDATE bulk_operation_items i SET state = 'withdrawn', detail = 'the operation was aborted before a consumer took its replay',
-                  updated_at = now()
-             FROM cancelled c WHERE i.operation_id = $1::uuid AND i.replay_id = c.id AND i.state = 'dispatched'
-         ), records AS (
-           UPDATE review_records rr SET status = 'open', version = version + 1, updated_at = now()
-             FROM cancelled c WHERE rr.id = c.review_id AND rr.status = 'replay-scheduled'
-           RETURNING rr.id, rr.effect_key, rr.version
-         ), history AS (
-           INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
-           SELECT r.id, $2, 'replay-withdrawn', 'replay-scheduled', 'open', $3,
-                  jsonb_build_object('operationId', $1::text, 'replayId', c.id::text)
-             FROM records r JOIN cancelled c ON c.review_id = r.id
-         )
-         SELECT c.review_id::text, c.id::text AS replay_id FROM cancelled c`,
-        id,
-        actor.label,
-        reason,
-      );
-      await tx.$executeRawUnsafe(
-        `UPDATE bulk_operations SET state = 'aborted', finished_at = now(), pause_reason = NULL,
-                version = version + 1, updated_at = now()
-          WHERE id = $1::uuid`,
-        id,
-      );
+      await tx.$executeRaw`
+        SELECT 1 FROM review_records
+         WHERE id IN (SELECT review_id FROM replays WHERE operation_id = ${id}::uuid AND state = 'scheduled')
+         ORDER BY id FOR UPDATE`;
+      await tx.$executeRaw`
+        UPDATE bulk_operation_items SET state = 'not-dispatched', detail = 'the operation was aborted first',
+               updated_at = now()
+         WHERE operation_id = ${id}::uuid AND state = 'pending'`;
+      const withdrawn = await tx.$queryRaw<{ reviewId: string; replayId: string }[]>`
+        WITH cancelled AS (
+          UPDATE replays SET state = 'cancelled', completed_at = now(), detail = 'withdrawn: the operation was aborted'
+           WHERE operation_id = ${id}::uuid AND state = 'scheduled'
+          RETURNING id, review_id
+        ), items AS (
+          UPDATE bulk_operation_items i SET state = 'withdrawn', detail = 'the operation was aborted before a consumer took its replay',
+                 updated_at = now()
+            FROM cancelled c WHERE i.operation_id = ${id}::uuid AND i.replay_id = c.id AND i.state = 'dispatched'
+        ), records AS (
+          UPDATE review_records rr SET status = 'open', version = version + 1, updated_at = now()
+            FROM cancelled c WHERE rr.id = c.review_id AND rr.status = 'replay-scheduled'
+          RETURNING rr.id, rr.effect_key, rr.version
+        ), history AS (
+          INSERT INTO review_history (review_id, actor, action, from_status, to_status, reason, details)
+          SELECT r.id, ${actor.label}, 'replay-withdrawn', 'replay-scheduled', 'open', ${reason},
+                 jsonb_build_object('operationId', ${id}::uuid::text, 'replayId', c.id::text)
+            FROM records r JOIN cancelled c ON c.review_id = r.id
+        )
+        SELECT c.review_id::text AS "reviewId", c.id::text AS "replayId" FROM cancelled c`;
+      await tx.$executeRaw`
+        UPDATE bulk_operations SET state = 'aborted', finished_at = now(), pause_reason = NULL,
+               version = version + 1, updated_at = now()
+         WHERE id = ${id}::uuid`;
       await appendDecision(tx, {
         actor: actor.label,
         actorRole: actor.role,
@@ -245,20 +225,14 @@ export async function abortOperation(id: string, reason: string, actor: Actor): 
         details: { operationId: id, fromState: op.state, withdrawn: withdrawn.length },
       });
       // One entry per withdrawn replay: each record changed (back to open).
-      await tx.$executeRawUnsafe(
-        `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-         SELECT $2, $3, 'review.replay-withdrawn', rr.id, rr.effect_key, $4,
-                jsonb_build_object('operationId', $1::text, 'replayId', w.replay_id, 'toStatus', 'open',
-                                   'version', rr.version)
-           FROM unnest($5::uuid[], $6::text[]) AS w(review_id, replay_id)
-           JOIN review_records rr ON rr.id = w.review_id`,
-        id,
-        actor.label,
-        actor.role,
-        reason,
-        withdrawn.map((w) => w.review_id),
-        withdrawn.map((w) => w.replay_id),
-      );
+      await tx.$executeRaw`
+        INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+        SELECT ${actor.label}, ${actor.role}, 'review.replay-withdrawn', rr.id, rr.effect_key, ${reason},
+               jsonb_build_object('operationId', ${id}::text, 'replayId', w.replay_id, 'toStatus', 'open',
+                                  'version', rr.version)
+          FROM unnest(${withdrawn.map((w) => w.reviewId)}::uuid[], ${withdrawn.map((w) => w.replayId)}::text[])
+               AS w(review_id, replay_id)
+          JOIN review_records rr ON rr.id = w.review_id`;
     },
     { timeout: 120_000 },
   );

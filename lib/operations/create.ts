@@ -3,8 +3,8 @@ import { actorRef } from "@/lib/auth/actor-ref";
 import { can } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
-import type { Prisma } from "@/lib/generated/prisma/client";
-import { ApiError } from "@/lib/http/errors";
+import { forbidden, Refusal, unprocessable } from "@/lib/domain/refusal";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { reviewFilterSql } from "@/lib/reviews/filter-sql";
 import {
   type CreateOperationRequest,
@@ -21,23 +21,24 @@ export function operationPermission(action: OperationAction) {
   return action === "note" ? ("reviews.note" as const) : ("reviews.resolve" as const);
 }
 
-/** The WHERE clauses that select the records of a selection (parameters appended to `params`). */
-export function selectionWhere(selection: SelectionInput, params: unknown[]): string[] {
+/** The condition on `review_records` that selects the records of a selection. */
+export function selectionCondition(selection: SelectionInput): Prisma.Sql {
   switch (selection.type) {
     case "ids":
-      params.push(selection.ids);
-      return [`id = ANY($${params.length}::uuid[])`];
+      return Prisma.sql`id = ANY(${selection.ids}::uuid[])`;
     case "filter":
-      return reviewFilterSql(selection.filter, params);
+      return reviewFilterSql(selection.filter);
     case "group": {
       const { kind, reason, errorClass } = selection.group;
-      params.push(GROUP_STATUSES, reason);
-      const where = [`status = ANY($${params.length - 1}::"ReviewStatus"[])`, `reason = $${params.length}`];
-      if (kind === null) where.push("kind IS NULL");
-      else where.push(`kind = $${params.push(kind)}`);
-      if (errorClass === null) where.push("error_class IS NULL");
-      else where.push(`error_class = $${params.push(errorClass)}`);
-      return where;
+      return Prisma.join(
+        [
+          Prisma.sql`status = ANY(${GROUP_STATUSES}::"ReviewStatus"[])`,
+          Prisma.sql`reason = ${reason}`,
+          kind === null ? Prisma.sql`kind IS NULL` : Prisma.sql`kind = ${kind}`,
+          errorClass === null ? Prisma.sql`error_class IS NULL` : Prisma.sql`error_class = ${errorClass}`,
+        ],
+        " AND ",
+      );
     }
   }
 }
@@ -48,12 +49,12 @@ export function selectionWhere(selection: SelectionInput, params: unknown[]): st
  * replays are then dispatched in sequence order, wherever its records sit in the list). One
  * statement; its LIMIT is one past the maximum, so an oversized selection is seen and refused.
  */
-function freezeSql(where: string[], operationParam: string, limitParam: string): string {
-  return `
+function freezeSql(selection: SelectionInput, operationId: string): Prisma.Sql {
+  return Prisma.sql`
 WITH sel AS (
   SELECT id, seq, version, sequence_key, sequence, effect_key FROM review_records
-   ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-   ORDER BY seq LIMIT ${limitParam}
+   WHERE ${selectionCondition(selection)}
+   ORDER BY seq LIMIT ${MAX_SELECTION + 1}
 ), numbered AS (
   SELECT sel.*, row_number() OVER (ORDER BY seq) AS pos,
          row_number() OVER (PARTITION BY sequence_key ORDER BY seq) AS key_slot,
@@ -61,10 +62,10 @@ WITH sel AS (
     FROM sel
 )
 INSERT INTO bulk_operation_items (operation_id, position, review_id, frozen_version, sequence_key, sequence, effect_key)
-SELECT ${operationParam}::uuid, n.pos, n.id, n.version, n.sequence_key, n.sequence, n.effect_key
+SELECT ${operationId}::uuid, n.pos, n.id, n.version, n.sequence_key, n.sequence, n.effect_key
   FROM numbered n WHERE n.sequence_key IS NULL
 UNION ALL
-SELECT ${operationParam}::uuid, slot.pos, n.id, n.version, n.sequence_key, n.sequence, n.effect_key
+SELECT ${operationId}::uuid, slot.pos, n.id, n.version, n.sequence_key, n.sequence, n.effect_key
   FROM numbered n JOIN numbered slot ON slot.sequence_key = n.sequence_key AND slot.key_slot = n.key_rank`;
 }
 
@@ -74,7 +75,7 @@ SELECT ${operationParam}::uuid, slot.pos, n.id, n.version, n.sequence_key, n.seq
  */
 export async function createOperation(request: CreateOperationRequest, actor: Actor): Promise<string> {
   if (!can(actor.role, operationPermission(request.action))) {
-    throw new ApiError(403, "forbidden", `role ${actor.role} may not ${request.action} records`);
+    throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records`);
   }
   const autoPause =
     request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
@@ -99,39 +100,30 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
         },
         select: { id: true },
       });
-      const params: unknown[] = [op.id];
-      const where = selectionWhere(request.selection, params);
-      params.push(MAX_SELECTION + 1);
-      const total = await tx.$executeRawUnsafe(freezeSql(where, "$1", `$${params.length}`), ...params);
+      const total = await tx.$executeRaw(freezeSql(request.selection, op.id));
       // Ids that name no record are a 422 naming them, even when none of them exists.
       if (
         request.selection.type === "ids" &&
         total < new Set(request.selection.ids.map((id) => id.toLowerCase())).size
       ) {
-        const missing = await tx.$queryRawUnsafe<{ id: string }[]>(
-          `SELECT u.id::text FROM unnest($1::uuid[]) AS u(id)
-            WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id) LIMIT 20`,
-          request.selection.ids,
-        );
-        throw new ApiError(
-          422,
-          "unknown-records",
-          `no review record ${missing.map((m) => m.id).join(", ")}`,
-          missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
-        );
+        const missing = await tx.$queryRaw<{ id: string }[]>`
+          SELECT u.id::text AS id FROM unnest(${request.selection.ids}::uuid[]) AS u(id)
+           WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id) LIMIT 20`;
+        throw unprocessable("unknown-records", `no review record ${missing.map((m) => m.id).join(", ")}`, {
+          issues: missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
+        });
       }
-      if (total === 0) throw new ApiError(422, "empty-selection", "the selection matches no records");
+      if (total === 0) throw unprocessable("empty-selection", "the selection matches no records");
       if (total > MAX_SELECTION) {
-        throw new ApiError(
-          422,
+        throw unprocessable(
           "selection-too-large",
           `the selection matches more than ${MAX_SELECTION} records; narrow it (by cause, kind or time)`,
         );
       }
       if (request.canarySize && request.canarySize > total) {
-        throw new ApiError(400, "invalid-request", `canarySize: at most the ${total} selected records`, [
-          { path: "canarySize", message: `must be at most ${total}, the number of selected records` },
-        ]);
+        throw new Refusal("invalid", "invalid-request", `canarySize: at most the ${total} selected records`, {
+          issues: [{ path: "canarySize", message: `must be at most ${total}, the number of selected records` }],
+        });
       }
       await tx.bulkOperation.update({ where: { id: op.id }, data: { total } });
       await appendDecision(tx, {
@@ -151,18 +143,12 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
         },
       });
       // One entry per frozen record, in one statement (the chain's trigger hashes each in order).
-      await tx.$executeRawUnsafe(
-        `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-         SELECT $2, $3, 'operation.record-selected', i.review_id, i.effect_key, $4,
-                jsonb_build_object('operationId', $1::text, 'action', $5::text, 'position', i.position,
-                                   'version', i.frozen_version)
-           FROM bulk_operation_items i WHERE i.operation_id = $1::uuid ORDER BY i.position`,
-        op.id,
-        actor.label,
-        actor.role,
-        request.reason,
-        request.action,
-      );
+      await tx.$executeRaw`
+        INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+        SELECT ${actor.label}, ${actor.role}, 'operation.record-selected', i.review_id, i.effect_key, ${request.reason},
+               jsonb_build_object('operationId', ${op.id}::text, 'action', ${request.action}::text,
+                                  'position', i.position, 'version', i.frozen_version)
+          FROM bulk_operation_items i WHERE i.operation_id = ${op.id}::uuid ORDER BY i.position`;
       return op.id;
     },
     { timeout: 120_000 },

@@ -1,9 +1,10 @@
 import type { Actor } from "@/lib/auth/actor";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { Refusal } from "@/lib/domain/refusal";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { log } from "@/lib/log";
-import { ActionRefused, type ActionOutcome, performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
+import { performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
 import { sleep } from "@/lib/util/sleep";
 import { operationAuthorityLost, pauseForLostAuthority } from "./authority";
 import { autoReplayReady } from "./auto-replay";
@@ -23,18 +24,18 @@ interface DueOperation {
   action: OperationAction;
   state: string;
   reason: string;
-  created_by: string;
-  created_role: Role;
-  authority_actor: string | null;
-  rate_per_second: number;
-  canary_size: number;
-  canary_passed: boolean;
+  createdBy: string;
+  createdRole: Role;
+  authorityActor: string | null;
+  ratePerSecond: number;
+  canarySize: number;
+  canaryPassed: boolean;
   dispatched: number;
-  window_dispatched: number;
+  windowDispatched: number;
   /** Seconds since the rate window began. */
   elapsed: number;
   /** Seconds until runAt, when it is still ahead. */
-  starts_in: number;
+  startsIn: number;
 }
 
 /** Records acted on in one transaction at most (replays and notes; a cancel goes alone). */
@@ -59,85 +60,76 @@ function burstCap(rate: number): number {
 export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): Promise<StepResult> {
   return db().$transaction(
     async (tx) => {
-      const rows = await tx.$queryRawUnsafe<DueOperation[]>(
-        `SELECT id::text, action::text, state::text, reason, created_by, created_role::text, authority_actor, rate_per_second,
-                canary_size, canary_passed, dispatched, window_dispatched,
-                GREATEST(0, extract(epoch FROM now() - COALESCE(window_started_at, now())))::float8 AS elapsed,
-                GREATEST(0, extract(epoch FROM COALESCE(run_at, now()) - now()))::float8 AS starts_in
-           FROM bulk_operations WHERE id = $1::uuid FOR UPDATE`,
-        operationId,
-      );
+      const rows = await tx.$queryRaw<DueOperation[]>`
+        SELECT id::text AS id, action::text AS action, state::text AS state, reason, created_by AS "createdBy",
+               created_role::text AS "createdRole", authority_actor AS "authorityActor",
+               rate_per_second AS "ratePerSecond", canary_size AS "canarySize", canary_passed AS "canaryPassed",
+               dispatched, window_dispatched AS "windowDispatched",
+               GREATEST(0, extract(epoch FROM now() - COALESCE(window_started_at, now())))::float8 AS elapsed,
+               GREATEST(0, extract(epoch FROM COALESCE(run_at, now()) - now()))::float8 AS "startsIn"
+          FROM bulk_operations WHERE id = ${operationId}::uuid FOR UPDATE`;
       const op = rows[0];
       if (!op || op.state !== "running") return { type: "idle" };
       // Whoever it acts for may have lost the permission since (a token expiring says nothing
       // when it happens); a disable, role change or revoke paused it already, in its own change.
-      const lost = await operationAuthorityLost(tx, op.authority_actor, op.action);
+      const lost = await operationAuthorityLost(tx, op.authorityActor, op.action);
       if (lost) {
         await appendDecision(tx, await pauseForLostAuthority(tx, op.id, op.state, lost));
         return { type: "idle" };
       }
-      if (op.starts_in > 0) return { type: "wait", ms: Math.ceil(op.starts_in * 1000) };
+      if (op.startsIn > 0) return { type: "wait", ms: Math.ceil(op.startsIn * 1000) };
       const entries: DecisionEntry[] = [];
       if (canaryReached(op)) {
         await stopForCanary(tx, op, entries);
         for (const entry of entries) await appendDecision(tx, entry);
         return { type: "idle" };
       }
-      let windowDispatched = op.window_dispatched;
-      let allowed = Math.floor(op.rate_per_second * op.elapsed) + 1;
-      if (allowed - windowDispatched > burstCap(op.rate_per_second)) {
+      let windowDispatched = op.windowDispatched;
+      let allowed = Math.floor(op.ratePerSecond * op.elapsed) + 1;
+      if (allowed - windowDispatched > burstCap(op.ratePerSecond)) {
         // Far behind (a restart, a stall): a new window, starting with one record now.
-        await tx.$executeRawUnsafe(
-          `UPDATE bulk_operations SET window_started_at = now(), window_dispatched = 0 WHERE id = $1::uuid`,
-          op.id,
-        );
+        await tx.$executeRaw`
+          UPDATE bulk_operations SET window_started_at = now(), window_dispatched = 0 WHERE id = ${op.id}::uuid`;
         windowDispatched = 0;
         allowed = 1;
       } else if (windowDispatched >= allowed) {
-        const ms = (windowDispatched / op.rate_per_second - op.elapsed) * 1000;
+        const ms = (windowDispatched / op.ratePerSecond - op.elapsed) * 1000;
         return { type: "wait", ms: Math.max(1, Math.ceil(ms)) };
       }
       // As many as the rate allows now, within the batch size and what is left of the canary.
-      const canaryLeft = op.canary_size > 0 && !op.canary_passed ? op.canary_size - op.dispatched : Infinity;
+      const canaryLeft = op.canarySize > 0 && !op.canaryPassed ? op.canarySize - op.dispatched : Infinity;
       const budget = Math.max(
         1,
         Math.min(allowed - windowDispatched, op.action === "cancel" ? 1 : maxItems, canaryLeft),
       );
-      const items = await tx.$queryRawUnsafe<BatchItem[]>(
-        `SELECT position, review_id::text, frozen_version FROM bulk_operation_items
-          WHERE operation_id = $1::uuid AND state = 'pending' ORDER BY position LIMIT $2
-          FOR UPDATE`,
-        op.id,
-        budget,
-      );
+      const items = await tx.$queryRaw<BatchItem[]>`
+        SELECT position, review_id::text AS "reviewId", frozen_version AS "frozenVersion" FROM bulk_operation_items
+         WHERE operation_id = ${op.id}::uuid AND state = 'pending' ORDER BY position LIMIT ${budget}
+         FOR UPDATE`;
       if (items.length === 0) {
         for (const entry of await completeIfDone(tx, op.id)) await appendDecision(tx, entry);
         return { type: "idle" };
       }
-      const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.created_by, role: op.created_role };
+      const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.createdBy, role: op.createdRole };
       const { results, entries: recordEntries } = await actOnItems(tx, op, items, actor);
       const done = results.filter((r) => r.ok);
       // Refused ones are skipped: the record changed since the freeze, or the action no longer
       // fits it. A bulk operation never overrides what someone decided for one record meanwhile.
-      await tx.$executeRawUnsafe(
-        `UPDATE bulk_operation_items i
-            SET state = r.state::"OperationItemState", replay_id = r.replay_id, detail = r.detail, updated_at = now()
-           FROM unnest($2::int[], $3::text[], $4::uuid[], $5::text[]) AS r(position, state, replay_id, detail)
-          WHERE i.operation_id = $1::uuid AND i.position = r.position`,
-        op.id,
-        results.map((r) => r.position),
-        results.map((r) => (r.ok ? (op.action === "replay" ? "dispatched" : "done") : "skipped")),
-        results.map((r) => (r.ok ? r.replayId : null)),
-        results.map((r) => (r.ok ? null : r.detail)),
-      );
+      const positions = results.map((r) => r.position);
+      const states = results.map((r) => (r.ok ? (op.action === "replay" ? "dispatched" : "done") : "skipped"));
+      const replayIds = results.map((r) => (r.ok ? r.replayId : null));
+      const details = results.map((r) => (r.ok ? null : r.detail));
+      await tx.$executeRaw`
+        UPDATE bulk_operation_items i
+           SET state = r.state::"OperationItemState", replay_id = r.replay_id, detail = r.detail, updated_at = now()
+          FROM unnest(${positions}::int[], ${states}::text[], ${replayIds}::uuid[], ${details}::text[])
+               AS r(position, state, replay_id, detail)
+         WHERE i.operation_id = ${op.id}::uuid AND i.position = r.position`;
       if (done.length > 0) {
-        await tx.$executeRawUnsafe(
-          `UPDATE bulk_operations SET dispatched = dispatched + $2, window_dispatched = $3, updated_at = now()
-            WHERE id = $1::uuid`,
-          op.id,
-          done.length,
-          windowDispatched + done.length,
-        );
+        await tx.$executeRaw`
+          UPDATE bulk_operations SET dispatched = dispatched + ${done.length},
+                 window_dispatched = ${windowDispatched + done.length}, updated_at = now()
+           WHERE id = ${op.id}::uuid`;
         op.dispatched += done.length;
         if (canaryReached(op)) await stopForCanary(tx, op, entries);
       }
@@ -162,57 +154,47 @@ async function actOnItems(tx: Tx, op: DueOperation, items: BatchItem[], actor: A
   if (op.action === "replay") return replayBatch(tx, op.id, items, actor, op.reason);
   if (op.action === "note") return noteBatch(tx, op.id, items, actor, op.reason);
   const results: BatchResult[] = [];
-  for (const item of items) {
-    const outcome = await actOnRecord(tx, op, item, actor);
-    results.push(
-      outcome.ok
-        ? { position: item.position, ok: true, replayId: outcome.replayId ?? null }
-        : { position: item.position, ok: false, detail: `${outcome.code}: ${outcome.message}` },
-    );
-  }
+  for (const item of items) results.push(await actOnRecord(tx, op, item, actor));
   return { results, entries: [] };
 }
 
 function canaryReached(op: DueOperation): boolean {
-  return op.canary_size > 0 && !op.canary_passed && op.dispatched >= op.canary_size;
+  return op.canarySize > 0 && !op.canaryPassed && op.dispatched >= op.canarySize;
 }
 
 async function stopForCanary(tx: Tx, op: DueOperation, entries: DecisionEntry[]): Promise<void> {
-  await tx.$executeRawUnsafe(
-    `UPDATE bulk_operations SET state = 'awaiting-continue', version = version + 1, updated_at = now()
-      WHERE id = $1::uuid`,
-    op.id,
-  );
+  await tx.$executeRaw`
+    UPDATE bulk_operations SET state = 'awaiting-continue', version = version + 1, updated_at = now()
+     WHERE id = ${op.id}::uuid`;
   entries.push({
     actor: OPERATIONS_ACTOR,
     action: "operation.canary-reached",
-    reason: `the first ${op.canary_size} records were dispatched; an owner continues after checking their outcomes`,
-    details: { operationId: op.id, canarySize: op.canary_size },
+    reason: `the first ${op.canarySize} records were dispatched; an owner continues after checking their outcomes`,
+    details: { operationId: op.id, canarySize: op.canarySize },
   });
 }
 
 /**
  * The record's action, as its single-record endpoint takes it, inside a savepoint: a refusal
- * found after the action began writing rolls back only this record.
+ * (found before or after the action began writing) rolls back only this record, which is skipped
+ * with the refusal's code and message.
  */
-async function actOnRecord(tx: Tx, op: DueOperation, item: BatchItem, actor: Actor): Promise<ActionOutcome> {
-  await tx.$executeRawUnsafe("SAVEPOINT operation_item");
+async function actOnRecord(tx: Tx, op: DueOperation, item: BatchItem, actor: Actor): Promise<BatchResult> {
+  await tx.$executeRaw`SAVEPOINT operation_item`;
   try {
     const outcome = await performActionInTx(
       tx,
-      item.review_id,
-      { action: op.action, expectedVersion: item.frozen_version, reason: op.reason, checkDone: true },
+      item.reviewId,
+      { action: op.action, expectedVersion: item.frozenVersion, reason: op.reason, checkDone: true },
       actor,
       { operationId: op.id },
     );
-    await tx.$executeRawUnsafe(
-      outcome.ok ? "RELEASE SAVEPOINT operation_item" : "ROLLBACK TO SAVEPOINT operation_item",
-    );
-    return outcome;
+    await tx.$executeRaw`RELEASE SAVEPOINT operation_item`;
+    return { position: item.position, ok: true, replayId: outcome.replayId ?? null };
   } catch (error) {
-    if (!(error instanceof ActionRefused)) throw error;
-    await tx.$executeRawUnsafe("ROLLBACK TO SAVEPOINT operation_item");
-    return error.outcome;
+    if (!(error instanceof Refusal)) throw error;
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT operation_item`;
+    return { position: item.position, ok: false, detail: `${error.code}: ${error.message}` };
   }
 }
 
@@ -229,9 +211,8 @@ const failedUntil = new Map<string, number>();
  * something is due again (capped by the caller).
  */
 export async function dispatchDue(): Promise<number> {
-  const due = await db().$queryRawUnsafe<{ id: string }[]>(
-    `SELECT id::text FROM bulk_operations WHERE state = 'running' ORDER BY seq`,
-  );
+  const due = await db().$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM bulk_operations WHERE state = 'running' ORDER BY seq`;
   let soonest = Number.POSITIVE_INFINITY;
   for (const { id } of due) {
     if ((failedUntil.get(id) ?? 0) > Date.now()) continue;

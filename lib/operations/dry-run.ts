@@ -14,13 +14,13 @@ const CHUNK = 5000;
 interface DryRunRow {
   position: number;
   /** `pending`, or `dispatched`: the operation's own replay, not finished yet (simulated, not judged). */
-  item_state: "pending" | "dispatched";
-  frozen_version: number;
+  itemState: "pending" | "dispatched";
+  frozenVersion: number;
   version: number;
   status: ReviewStatus;
   category: string;
   envelope: string;
-  effect_key: string | null;
+  effectKey: string | null;
 }
 
 export interface ItemVerdict {
@@ -77,8 +77,8 @@ function replayVerdict(decision: Decision, unchecked: string | null): ItemVerdic
  * and records its effect, so the operation's later replays of the key are judged after it.
  */
 function judgeReplay(row: DryRunRow, role: Actor["role"], sim: SimulatedState, now: Date): ItemVerdict {
-  if (row.version !== row.frozen_version) {
-    return { verdict: "changed", detail: `version ${row.frozen_version} at the freeze, ${row.version} now` };
+  if (row.version !== row.frozenVersion) {
+    return { verdict: "changed", detail: `version ${row.frozenVersion} at the freeze, ${row.version} now` };
   }
   if (actionRefusal("replay", row, role)) {
     return { verdict: "not-eligible", detail: `a ${row.status} ${row.category} record cannot be replayed` };
@@ -147,14 +147,14 @@ function simulateReplay(
 }
 
 function judgeCancel(row: DryRunRow, role: Actor["role"], sim: SimulatedState): ItemVerdict {
-  if (row.version !== row.frozen_version) {
-    return { verdict: "changed", detail: `version ${row.frozen_version} at the freeze, ${row.version} now` };
+  if (row.version !== row.frozenVersion) {
+    return { verdict: "changed", detail: `version ${row.frozenVersion} at the freeze, ${row.version} now` };
   }
   if (actionRefusal("cancel", row, role)) {
     return { verdict: "not-eligible", detail: `a ${row.status} ${row.category} record cannot be cancelled` };
   }
-  if (row.effect_key && sim.journal.get(row.effect_key)?.state === "applied") {
-    return { verdict: "effect-applied", detail: `effect ${row.effect_key} is already applied` };
+  if (row.effectKey && sim.journal.get(row.effectKey)?.state === "applied") {
+    return { verdict: "effect-applied", detail: `effect ${row.effectKey} is already applied` };
   }
   return { verdict: "would-cancel", detail: null };
 }
@@ -171,29 +171,23 @@ async function loadState(tx: Prisma.TransactionClient, rows: DryRunRow[], sim: S
     } catch {
       // judged invalid; nothing to load
     }
-    if (row.effect_key && !sim.journal.has(row.effect_key)) effectKeys.add(row.effect_key);
+    if (row.effectKey && !sim.journal.has(row.effectKey)) effectKeys.add(row.effectKey);
   }
-  const journal = await tx.$queryRawUnsafe<
-    { effect_key: string; state: JournalState; lease_expires_at: Date | null }[]
-  >(
-    `SELECT effect_key, state::text AS state, lease_expires_at FROM effect_journal WHERE effect_key = ANY($1::text[])`,
-    [...effectKeys],
-  );
-  for (const j of journal) sim.journal.set(j.effect_key, { state: j.state, leaseExpiresAt: j.lease_expires_at });
+  const journal = await tx.$queryRaw<{ effectKey: string; state: JournalState; leaseExpiresAt: Date | null }[]>`
+    SELECT effect_key AS "effectKey", state::text AS state, lease_expires_at AS "leaseExpiresAt"
+      FROM effect_journal WHERE effect_key = ANY(${[...effectKeys]}::text[])`;
+  for (const j of journal) sim.journal.set(j.effectKey, { state: j.state, leaseExpiresAt: j.leaseExpiresAt });
   const keys = [...sequenceKeys];
-  const states = await tx.$queryRawUnsafe<{ sequence_key: string; last: string }[]>(
-    `SELECT sequence_key, last_sequence::text AS last FROM sequence_state WHERE sequence_key = ANY($1::text[])`,
-    keys,
-  );
+  const states = await tx.$queryRaw<{ sequenceKey: string; last: string }[]>`
+    SELECT sequence_key AS "sequenceKey", last_sequence::text AS last
+      FROM sequence_state WHERE sequence_key = ANY(${keys}::text[])`;
   for (const key of keys) sim.lastSequence.set(key, 0);
-  for (const s of states) sim.lastSequence.set(s.sequence_key, Number(s.last));
-  const inFlight = await tx.$queryRawUnsafe<{ sequence_key: string; sequence: string }[]>(
-    `SELECT sequence_key, sequence::text FROM effect_journal
-      WHERE sequence_key = ANY($1::text[]) AND state = 'started' AND lease_expires_at > now()`,
-    keys,
-  );
+  for (const s of states) sim.lastSequence.set(s.sequenceKey, Number(s.last));
+  const inFlight = await tx.$queryRaw<{ sequenceKey: string; sequence: string }[]>`
+    SELECT sequence_key AS "sequenceKey", sequence::text AS sequence FROM effect_journal
+     WHERE sequence_key = ANY(${keys}::text[]) AND state = 'started' AND lease_expires_at > now()`;
   for (const f of inFlight) {
-    sim.inFlight.set(f.sequence_key, [...(sim.inFlight.get(f.sequence_key) ?? []), Number(f.sequence)]);
+    sim.inFlight.set(f.sequenceKey, [...(sim.inFlight.get(f.sequenceKey) ?? []), Number(f.sequence)]);
   }
 }
 
@@ -221,34 +215,30 @@ export async function computeDryRun(
   const sim: SimulatedState = { lastSequence: new Map(), applied: new Set(), journal: new Map(), inFlight: new Map() };
   await db().$transaction(
     async (tx) => {
-      await tx.$executeRawUnsafe("SET TRANSACTION READ ONLY");
-      const [bounds] = await tx.$queryRawUnsafe<{ last: number }[]>(
-        `SELECT COALESCE(max(position), 0)::int AS last FROM bulk_operation_items WHERE operation_id = $1::uuid`,
-        operationId,
-      );
+      await tx.$executeRaw`SET TRANSACTION READ ONLY`;
+      const [bounds] = await tx.$queryRaw<{ last: number }[]>`
+        SELECT COALESCE(max(position), 0)::int AS last FROM bulk_operation_items
+         WHERE operation_id = ${operationId}::uuid`;
       // Chunks are ranges of positions (the primary key's order), not "the next CHUNK items": with
       // a LIMIT, the state condition was planned as a scan of every remaining item, joined and
       // sorted again for each chunk, quadratic in the size of the selection (bench:bulk).
       for (let after = 0; after < (bounds?.last ?? 0); after += CHUNK) {
-        const rows = await tx.$queryRawUnsafe<DryRunRow[]>(
-          `SELECT i.position, i.state::text AS item_state, i.frozen_version, rr.version, rr.status::text AS status,
-                  rr.category::text AS category,
-                  COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key
-             FROM bulk_operation_items i
-             JOIN review_records rr ON rr.id = i.review_id
-             LEFT JOIN LATERAL (SELECT envelope FROM review_revisions v
-                                 WHERE v.review_id = rr.id ORDER BY v.number DESC LIMIT 1) rev ON true
-            WHERE i.operation_id = $1::uuid AND i.position > $2 AND i.position <= $2 + ${CHUNK}
-              AND (i.state = 'pending' OR (i.state = 'dispatched' AND $3))
-            ORDER BY i.position`,
-          operationId,
-          after,
-          action === "replay",
-        );
+        const rows = await tx.$queryRaw<DryRunRow[]>`
+          SELECT i.position, i.state::text AS "itemState", i.frozen_version AS "frozenVersion", rr.version,
+                 rr.status::text AS status, rr.category::text AS category,
+                 COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key AS "effectKey"
+            FROM bulk_operation_items i
+            JOIN review_records rr ON rr.id = i.review_id
+            LEFT JOIN LATERAL (SELECT envelope FROM review_revisions v
+                                WHERE v.review_id = rr.id ORDER BY v.number DESC LIMIT 1) rev ON true
+           WHERE i.operation_id = ${operationId}::uuid AND i.position > ${after}::int
+             AND i.position <= ${after + CHUNK}::int
+             AND (i.state = 'pending' OR (i.state = 'dispatched' AND ${action === "replay"}::boolean))
+           ORDER BY i.position`;
         if (rows.length === 0) continue;
         if (action !== "note") await loadState(tx, rows, sim);
         for (const row of rows) {
-          if (row.item_state === "dispatched") {
+          if (row.itemState === "dispatched") {
             simulateDispatched(row, sim, now);
             continue;
           }
@@ -276,20 +266,14 @@ export async function computeDryRun(
  * is dispatched meanwhile, so the verdicts land on the records they were judged for.
  */
 export async function saveDryRun(tx: Prisma.TransactionClient, operationId: string, result: DryRunResult) {
-  await tx.$executeRawUnsafe(
-    `UPDATE bulk_operation_items SET verdict = NULL, verdict_detail = NULL
-      WHERE operation_id = $1::uuid AND state <> 'pending' AND verdict IS NOT NULL`,
-    operationId,
-  );
+  await tx.$executeRaw`
+    UPDATE bulk_operation_items SET verdict = NULL, verdict_detail = NULL
+     WHERE operation_id = ${operationId}::uuid AND state <> 'pending' AND verdict IS NOT NULL`;
   for (let i = 0; i < result.positions.length; i += CHUNK) {
-    await tx.$executeRawUnsafe(
-      `UPDATE bulk_operation_items i SET verdict = v.verdict, verdict_detail = v.detail
-         FROM unnest($2::int[], $3::text[], $4::text[]) AS v(position, verdict, detail)
-        WHERE i.operation_id = $1::uuid AND i.position = v.position AND i.state = 'pending'`,
-      operationId,
-      result.positions.slice(i, i + CHUNK),
-      result.verdicts.slice(i, i + CHUNK),
-      result.details.slice(i, i + CHUNK),
-    );
+    await tx.$executeRaw`
+      UPDATE bulk_operation_items i SET verdict = v.verdict, verdict_detail = v.detail
+        FROM unnest(${result.positions.slice(i, i + CHUNK)}::int[], ${result.verdicts.slice(i, i + CHUNK)}::text[],
+                    ${result.details.slice(i, i + CHUNK)}::text[]) AS v(position, verdict, detail)
+       WHERE i.operation_id = ${operationId}::uuid AND i.position = v.position AND i.state = 'pending'`;
   }
 }

@@ -22,22 +22,16 @@ export async function markOperationItems(
   if (replayIds.length === 0) return [];
   // The operations' rows first, as a replay's outcome takes them (record, then operation): two
   // last items ending at once then see each other, and one of them completes the operation.
-  await tx.$executeRawUnsafe(
-    `SELECT 1 FROM bulk_operations
-      WHERE id IN (SELECT operation_id FROM bulk_operation_items WHERE replay_id = ANY($1::uuid[]))
-      ORDER BY id FOR UPDATE`,
-    replayIds,
-  );
-  const ended = await tx.$queryRawUnsafe<{ operation_id: string }[]>(
-    `UPDATE bulk_operation_items SET state = $2::"OperationItemState", detail = $3, updated_at = now()
-      WHERE replay_id = ANY($1::uuid[]) AND state = 'dispatched'
-      RETURNING operation_id::text`,
-    replayIds,
-    state,
-    detail,
-  );
+  await tx.$executeRaw`
+    SELECT 1 FROM bulk_operations
+     WHERE id IN (SELECT operation_id FROM bulk_operation_items WHERE replay_id = ANY(${replayIds}::uuid[]))
+     ORDER BY id FOR UPDATE`;
+  const ended = await tx.$queryRaw<{ operationId: string }[]>`
+    UPDATE bulk_operation_items SET state = ${state}::"OperationItemState", detail = ${detail}, updated_at = now()
+     WHERE replay_id = ANY(${replayIds}::uuid[]) AND state = 'dispatched'
+     RETURNING operation_id::text AS "operationId"`;
   const entries: DecisionEntry[] = [];
-  for (const operationId of new Set(ended.map((e) => e.operation_id))) {
+  for (const operationId of new Set(ended.map((e) => e.operationId))) {
     entries.push(...(await completeIfDone(tx, operationId)));
   }
   return entries;
@@ -56,9 +50,9 @@ interface OperationCounters {
   state: string;
   /** Since the last confirm or resume. */
   outcomes: number;
-  held_again: number;
-  auto_pause_threshold: number | null;
-  auto_pause_min_outcomes: number;
+  heldAgain: number;
+  autoPauseThreshold: number | null;
+  autoPauseMinOutcomes: number;
 }
 
 /**
@@ -75,51 +69,43 @@ export async function recordOperationOutcome(
 ): Promise<DecisionEntry[]> {
   const itemState = ITEM_STATE_OF_OUTCOME[outcome];
   if (!itemState) return [];
-  const items = await tx.$queryRawUnsafe<{ operation_id: string }[]>(
-    `UPDATE bulk_operation_items SET state = $2::"OperationItemState", detail = $3, updated_at = now()
-      WHERE replay_id = $1::uuid AND state = 'dispatched'
-      RETURNING operation_id::text`,
-    replayId,
-    itemState,
-    detail,
-  );
-  const operationId = items[0]?.operation_id;
+  const items = await tx.$queryRaw<{ operationId: string }[]>`
+    UPDATE bulk_operation_items SET state = ${itemState}::"OperationItemState", detail = ${detail}, updated_at = now()
+     WHERE replay_id = ${replayId}::uuid AND state = 'dispatched'
+     RETURNING operation_id::text AS "operationId"`;
+  const operationId = items[0]?.operationId;
   if (!operationId) return [];
   const heldAgain = itemState === "held-again" || itemState === "failed";
-  const [op] = await tx.$queryRawUnsafe<OperationCounters[]>(
-    `UPDATE bulk_operations SET outcomes = outcomes + 1, held_again = held_again + $2,
-            auto_pause_outcomes = auto_pause_outcomes + 1, auto_pause_held_again = auto_pause_held_again + $2,
-            updated_at = now()
-      WHERE id = $1::uuid
-      RETURNING id::text, state::text, auto_pause_outcomes AS outcomes, auto_pause_held_again AS held_again,
-                auto_pause_threshold, auto_pause_min_outcomes`,
-    operationId,
-    heldAgain ? 1 : 0,
-  );
+  const heldAgainCount = heldAgain ? 1 : 0;
+  const [op] = await tx.$queryRaw<OperationCounters[]>`
+    UPDATE bulk_operations SET outcomes = outcomes + 1, held_again = held_again + ${heldAgainCount}::int,
+           auto_pause_outcomes = auto_pause_outcomes + 1,
+           auto_pause_held_again = auto_pause_held_again + ${heldAgainCount}::int, updated_at = now()
+     WHERE id = ${operationId}::uuid
+     RETURNING id::text AS id, state::text AS state, auto_pause_outcomes AS outcomes,
+               auto_pause_held_again AS "heldAgain", auto_pause_threshold AS "autoPauseThreshold",
+               auto_pause_min_outcomes AS "autoPauseMinOutcomes"`;
   if (!op) return [];
   const entries: DecisionEntry[] = [];
-  const share = op.held_again / op.outcomes;
+  const share = op.heldAgain / op.outcomes;
   if (
     heldAgain &&
     (op.state === "running" || op.state === "awaiting-continue") &&
-    op.auto_pause_threshold !== null &&
-    op.outcomes >= op.auto_pause_min_outcomes &&
-    share > op.auto_pause_threshold
+    op.autoPauseThreshold !== null &&
+    op.outcomes >= op.autoPauseMinOutcomes &&
+    share > op.autoPauseThreshold
   ) {
     const why =
-      `auto-pause: ${op.held_again} of ${op.outcomes} replays ended held again since the last start ` +
-      `(${(share * 100).toFixed(1)}% > ${(op.auto_pause_threshold * 100).toFixed(1)}%)`;
-    await tx.$executeRawUnsafe(
-      `UPDATE bulk_operations SET state = 'paused', pause_reason = $2, version = version + 1, updated_at = now()
-        WHERE id = $1::uuid`,
-      operationId,
-      why,
-    );
+      `auto-pause: ${op.heldAgain} of ${op.outcomes} replays ended held again since the last start ` +
+      `(${(share * 100).toFixed(1)}% > ${(op.autoPauseThreshold * 100).toFixed(1)}%)`;
+    await tx.$executeRaw`
+      UPDATE bulk_operations SET state = 'paused', pause_reason = ${why}, version = version + 1, updated_at = now()
+       WHERE id = ${operationId}::uuid`;
     entries.push({
       actor: OPERATIONS_ACTOR,
       action: "operation.auto-paused",
       reason: why,
-      details: { operationId, outcomes: op.outcomes, heldAgain: op.held_again, threshold: op.auto_pause_threshold },
+      details: { operationId, outcomes: op.outcomes, heldAgain: op.heldAgain, threshold: op.autoPauseThreshold },
     });
   }
   entries.push(...(await completeIfDone(tx, operationId)));
@@ -131,14 +117,12 @@ export async function recordOperationOutcome(
  * A planned operation is never completed (nothing was confirmed), nor an aborted one.
  */
 export async function completeIfDone(tx: Tx, operationId: string): Promise<DecisionEntry[]> {
-  const done = await tx.$queryRawUnsafe<{ state: string; dispatched: number; outcomes: number }[]>(
-    `UPDATE bulk_operations o SET state = 'completed', finished_at = now(), version = version + 1, updated_at = now()
-      WHERE o.id = $1::uuid AND o.state IN ('running', 'awaiting-continue', 'paused')
-        AND NOT EXISTS (SELECT 1 FROM bulk_operation_items i
-                         WHERE i.operation_id = o.id AND i.state IN ('pending', 'dispatched'))
-      RETURNING o.state::text, o.dispatched, o.outcomes`,
-    operationId,
-  );
+  const done = await tx.$queryRaw<{ state: string; dispatched: number; outcomes: number }[]>`
+    UPDATE bulk_operations o SET state = 'completed', finished_at = now(), version = version + 1, updated_at = now()
+     WHERE o.id = ${operationId}::uuid AND o.state IN ('running', 'awaiting-continue', 'paused')
+       AND NOT EXISTS (SELECT 1 FROM bulk_operation_items i
+                        WHERE i.operation_id = o.id AND i.state IN ('pending', 'dispatched'))
+     RETURNING o.state::text AS state, o.dispatched, o.outcomes`;
   const row = done[0];
   if (!row) return [];
   return [

@@ -25,9 +25,6 @@ export const ITEM_STATES = [
 ] as const;
 export type ItemState = (typeof ITEM_STATES)[number];
 
-/** Item states that still wait for something; every other state is final. */
-export const OPEN_ITEM_STATES: ItemState[] = ["pending", "dispatched"];
-
 export const VERDICTS = [
   "would-apply",
   "would-suppress",

@@ -1,6 +1,7 @@
 import type { Role } from "@/lib/auth/roles";
 import { can } from "@/lib/auth/roles";
 import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { seqCursor } from "@/lib/http/seq-cursor";
 import { CONTROL_FROM } from "./control";
 import { operationPermission } from "./create";
@@ -32,37 +33,40 @@ interface OperationRow {
   reason: string;
   selection: Selection;
   total: number;
-  created_by: string;
-  created_at: Date;
-  confirmed_by: string | null;
-  confirmed_at: Date | null;
-  finished_at: Date | null;
-  run_at: Date | null;
-  rate_per_second: number;
-  canary_size: number;
-  canary_passed: boolean;
-  auto_pause_threshold: number | null;
-  auto_pause_min_outcomes: number;
-  pause_reason: string | null;
+  createdBy: string;
+  createdAt: Date;
+  confirmedBy: string | null;
+  confirmedAt: Date | null;
+  finishedAt: Date | null;
+  runAt: Date | null;
+  ratePerSecond: number;
+  canarySize: number;
+  canaryPassed: boolean;
+  autoPauseThreshold: number | null;
+  autoPauseMinOutcomes: number;
+  pauseReason: string | null;
   version: number;
-  dry_run: DryRun | null;
+  dryRun: DryRun | null;
   dispatched: number;
   outcomes: number;
-  held_again: number;
+  heldAgain: number;
 }
 
-const OPERATION_COLUMNS = `seq, id::text, action::text, state::text, reason, selection, total, created_by, created_at,
-  confirmed_by, confirmed_at, finished_at, run_at, rate_per_second, canary_size, canary_passed, auto_pause_threshold,
-  auto_pause_min_outcomes, pause_reason, version, dry_run, dispatched, outcomes, held_again`;
+const OPERATION_COLUMNS = Prisma.sql`seq, id::text AS id, action::text AS action, state::text AS state, reason,
+  selection, total, created_by AS "createdBy", created_at AS "createdAt", confirmed_by AS "confirmedBy",
+  confirmed_at AS "confirmedAt", finished_at AS "finishedAt", run_at AS "runAt", rate_per_second AS "ratePerSecond",
+  canary_size AS "canarySize", canary_passed AS "canaryPassed", auto_pause_threshold AS "autoPauseThreshold",
+  auto_pause_min_outcomes AS "autoPauseMinOutcomes", pause_reason AS "pauseReason", version, dry_run AS "dryRun",
+  dispatched, outcomes, held_again AS "heldAgain"`;
 
 /** What `role` may do with the operation now. */
 export function controlsFor(
-  row: { action: OperationAction; state: OperationState; dry_run: DryRun | null },
+  row: { action: OperationAction; state: OperationState; dryRun: DryRun | null },
   role: Role,
 ) {
   if (!can(role, operationPermission(row.action))) return [];
   return (Object.keys(CONTROL_FROM) as OperationControl[]).filter(
-    (control) => CONTROL_FROM[control].includes(row.state) && (control !== "confirm" || row.dry_run !== null),
+    (control) => CONTROL_FROM[control].includes(row.state) && (control !== "confirm" || row.dryRun !== null),
   );
 }
 
@@ -74,47 +78,43 @@ function toView(row: OperationRow, byState: Partial<Record<ItemState, number>>, 
     reason: row.reason,
     selection: row.selection,
     total: row.total,
-    createdBy: row.created_by,
-    createdAt: row.created_at.toISOString(),
-    confirmedBy: row.confirmed_by,
-    confirmedAt: row.confirmed_at?.toISOString() ?? null,
-    finishedAt: row.finished_at?.toISOString() ?? null,
-    runAt: row.run_at?.toISOString() ?? null,
-    ratePerSecond: row.rate_per_second,
-    canarySize: row.canary_size,
-    canaryPassed: row.canary_passed,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt.toISOString(),
+    confirmedBy: row.confirmedBy,
+    confirmedAt: row.confirmedAt?.toISOString() ?? null,
+    finishedAt: row.finishedAt?.toISOString() ?? null,
+    runAt: row.runAt?.toISOString() ?? null,
+    ratePerSecond: row.ratePerSecond,
+    canarySize: row.canarySize,
+    canaryPassed: row.canaryPassed,
     autoPause:
-      row.auto_pause_threshold === null
+      row.autoPauseThreshold === null
         ? null
-        : { threshold: row.auto_pause_threshold, minOutcomes: row.auto_pause_min_outcomes },
-    pauseReason: row.pause_reason,
+        : { threshold: row.autoPauseThreshold, minOutcomes: row.autoPauseMinOutcomes },
+    pauseReason: row.pauseReason,
     version: row.version,
-    dryRun: row.dry_run,
-    progress: { dispatched: row.dispatched, outcomes: row.outcomes, heldAgain: row.held_again, byState },
+    dryRun: row.dryRun,
+    progress: { dispatched: row.dispatched, outcomes: row.outcomes, heldAgain: row.heldAgain, byState },
     controls: controlsFor(row, role),
   };
 }
 
 async function countsByState(ids: string[]): Promise<Map<string, Partial<Record<ItemState, number>>>> {
-  const rows = await db().$queryRawUnsafe<{ operation_id: string; state: ItemState; n: bigint }[]>(
-    `SELECT operation_id::text, state::text, count(*) AS n FROM bulk_operation_items
-      WHERE operation_id = ANY($1::uuid[]) GROUP BY operation_id, state`,
-    ids,
-  );
+  const rows = await db().$queryRaw<{ operationId: string; state: ItemState; n: bigint }[]>`
+    SELECT operation_id::text AS "operationId", state::text AS state, count(*) AS n FROM bulk_operation_items
+     WHERE operation_id = ANY(${ids}::uuid[]) GROUP BY operation_id, state`;
   const counts = new Map<string, Partial<Record<ItemState, number>>>();
   for (const row of rows) {
-    const entry = counts.get(row.operation_id) ?? {};
+    const entry = counts.get(row.operationId) ?? {};
     entry[row.state] = Number(row.n);
-    counts.set(row.operation_id, entry);
+    counts.set(row.operationId, entry);
   }
   return counts;
 }
 
 export async function getOperation(id: string, role: Role): Promise<OperationView | null> {
-  const rows = await db().$queryRawUnsafe<OperationRow[]>(
-    `SELECT ${OPERATION_COLUMNS} FROM bulk_operations WHERE id = $1::uuid`,
-    id,
-  );
+  const rows = await db().$queryRaw<OperationRow[]>`
+    SELECT ${OPERATION_COLUMNS} FROM bulk_operations WHERE id = ${id}::uuid`;
   const row = rows[0];
   if (!row) return null;
   return toView(row, (await countsByState([id])).get(id) ?? {}, role);
@@ -122,7 +122,7 @@ export async function getOperation(id: string, role: Role): Promise<OperationVie
 
 /** Whether the operation exists (for a 404 before listing its items or entries; no counts). */
 export async function operationExists(id: string): Promise<boolean> {
-  const rows = await db().$queryRawUnsafe<unknown[]>(`SELECT 1 FROM bulk_operations WHERE id = $1::uuid`, id);
+  const rows = await db().$queryRaw<unknown[]>`SELECT 1 FROM bulk_operations WHERE id = ${id}::uuid`;
   return rows.length > 0;
 }
 
@@ -132,16 +132,13 @@ export async function listOperations(
   role: Role,
 ): Promise<{ items: OperationView[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
-  const params: unknown[] = [];
-  const where: string[] = [];
-  if (query.state) where.push(`state = $${params.push(query.state)}::"OperationState"`);
-  if (query.cursor) where.push(`seq < $${params.push(operationCursor.decode(query.cursor))}`);
-  params.push(limit + 1);
-  const rows = await db().$queryRawUnsafe<OperationRow[]>(
-    `SELECT ${OPERATION_COLUMNS} FROM bulk_operations ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY seq DESC LIMIT $${params.length}`,
-    ...params,
-  );
+  const where: Prisma.Sql[] = [];
+  if (query.state) where.push(Prisma.sql`state = ${query.state}::"OperationState"`);
+  if (query.cursor) where.push(Prisma.sql`seq < ${operationCursor.decode(query.cursor)}`);
+  const rows = await db().$queryRaw<OperationRow[]>`
+    SELECT ${OPERATION_COLUMNS} FROM bulk_operations
+     ${where.length ? Prisma.sql`WHERE ${Prisma.join(where, " AND ")}` : Prisma.empty}
+     ORDER BY seq DESC LIMIT ${limit + 1}`;
   const page = rows.slice(0, limit);
   const counts = await countsByState(page.map((r) => r.id));
   const last = page[page.length - 1];
@@ -153,22 +150,22 @@ export async function listOperations(
 
 interface ItemRow {
   position: number;
-  review_id: string;
+  reviewId: string;
   state: ItemState;
   verdict: Verdict | null;
-  verdict_detail: string | null;
-  replay_id: string | null;
+  verdictDetail: string | null;
+  replayId: string | null;
   detail: string | null;
-  sequence_key: string | null;
+  sequenceKey: string | null;
   sequence: bigint | null;
-  effect_key: string | null;
-  frozen_version: number;
-  updated_at: Date;
+  effectKey: string | null;
+  frozenVersion: number;
+  updatedAt: Date;
   status: string;
   category: string;
   reason: string;
   kind: string | null;
-  message_id: string | null;
+  messageId: string | null;
   version: number;
 }
 
@@ -178,43 +175,42 @@ export async function listOperationItems(
   query: ItemsQuery,
 ): Promise<{ items: OperationItemView[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
-  const params: unknown[] = [operationId];
-  const where = ["i.operation_id = $1::uuid"];
-  if (query.state) where.push(`i.state = $${params.push(query.state)}::"OperationItemState"`);
-  if (query.verdict) where.push(`i.verdict = $${params.push(query.verdict)}`);
-  if (query.cursor) where.push(`i.position > $${params.push(itemCursor.decode(query.cursor))}::bigint`);
-  params.push(limit + 1);
-  const rows = await db().$queryRawUnsafe<ItemRow[]>(
-    `SELECT i.position, i.review_id::text, i.state::text, i.verdict, i.verdict_detail, i.replay_id::text, i.detail,
-            i.sequence_key, i.sequence, i.effect_key, i.frozen_version, i.updated_at,
-            rr.status::text, rr.category::text, rr.reason, rr.kind, rr.message_id, rr.version
-       FROM bulk_operation_items i JOIN review_records rr ON rr.id = i.review_id
-      WHERE ${where.join(" AND ")}
-      ORDER BY i.position LIMIT $${params.length}`,
-    ...params,
-  );
+  const where = [Prisma.sql`i.operation_id = ${operationId}::uuid`];
+  if (query.state) where.push(Prisma.sql`i.state = ${query.state}::"OperationItemState"`);
+  if (query.verdict) where.push(Prisma.sql`i.verdict = ${query.verdict}`);
+  if (query.cursor) where.push(Prisma.sql`i.position > ${itemCursor.decode(query.cursor)}::bigint`);
+  const rows = await db().$queryRaw<ItemRow[]>`
+    SELECT i.position, i.review_id::text AS "reviewId", i.state::text AS state, i.verdict,
+           i.verdict_detail AS "verdictDetail", i.replay_id::text AS "replayId", i.detail,
+           i.sequence_key AS "sequenceKey", i.sequence, i.effect_key AS "effectKey",
+           i.frozen_version AS "frozenVersion", i.updated_at AS "updatedAt",
+           rr.status::text AS status, rr.category::text AS category, rr.reason, rr.kind,
+           rr.message_id AS "messageId", rr.version
+      FROM bulk_operation_items i JOIN review_records rr ON rr.id = i.review_id
+     WHERE ${Prisma.join(where, " AND ")}
+     ORDER BY i.position LIMIT ${limit + 1}`;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
     items: page.map((row) => ({
       position: row.position,
-      reviewId: row.review_id,
+      reviewId: row.reviewId,
       state: row.state,
       verdict: row.verdict,
-      verdictDetail: row.verdict_detail,
-      replayId: row.replay_id,
+      verdictDetail: row.verdictDetail,
+      replayId: row.replayId,
       detail: row.detail,
-      sequenceKey: row.sequence_key,
+      sequenceKey: row.sequenceKey,
       sequence: row.sequence === null ? null : Number(row.sequence),
-      effectKey: row.effect_key,
-      frozenVersion: row.frozen_version,
-      updatedAt: row.updated_at.toISOString(),
+      effectKey: row.effectKey,
+      frozenVersion: row.frozenVersion,
+      updatedAt: row.updatedAt.toISOString(),
       record: {
         status: row.status,
         category: row.category,
         reason: row.reason,
         kind: row.kind,
-        messageId: row.message_id,
+        messageId: row.messageId,
         version: row.version,
       },
     })),

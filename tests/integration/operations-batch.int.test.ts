@@ -76,7 +76,7 @@ describe("batched actions write what the single action writes", () => {
       const out = await replayBatch(
         tx,
         operationId,
-        [{ position: 2, review_id: ids[1], frozen_version: 1 }],
+        [{ position: 2, reviewId: ids[1], frozenVersion: 1 }],
         owner,
         "twins",
       );
@@ -100,7 +100,7 @@ describe("batched actions write what the single action writes", () => {
       const out = await noteBatch(
         tx,
         operationId,
-        [{ position: 2, review_id: ids[1], frozen_version: 1 }],
+        [{ position: 2, reviewId: ids[1], frozenVersion: 1 }],
         support,
         "twins",
       );
@@ -122,8 +122,8 @@ describe("batched actions write what the single action writes", () => {
         tx,
         operationId,
         [
-          { position: 1, review_id: ids[0], frozen_version: 1 },
-          { position: 2, review_id: ids[1], frozen_version: 1 },
+          { position: 1, reviewId: ids[0], frozenVersion: 1 },
+          { position: 2, reviewId: ids[1], frozenVersion: 1 },
         ],
         owner,
         "twins",
@@ -134,7 +134,7 @@ describe("batched actions write what the single action writes", () => {
       { position: 2, ok: false, detail: "not-allowed: replay is not possible on a resolved sequence-gap record" },
     ]);
     const asSupport = await db().$transaction((tx) =>
-      replayBatch(tx, operationId, [{ position: 2, review_id: ids[1], frozen_version: 1 }], support, "twins"),
+      replayBatch(tx, operationId, [{ position: 2, reviewId: ids[1], frozenVersion: 1 }], support, "twins"),
     );
     expect(asSupport.entries).toEqual([]);
     expect(asSupport.results).toEqual([{ position: 2, ok: false, detail: "forbidden: role support may not replay" }]);

@@ -1,6 +1,6 @@
+import { operationResponse } from "@/lib/http/operation-routes";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
 import { createOperation } from "@/lib/operations/create";
-import { operationResponse, withRefusalsLogged } from "@/lib/operations/route-support";
 import { createOperationSchema, operationListQuerySchema } from "@/lib/operations/schema";
 import { listOperations } from "@/lib/operations/view";
 
@@ -11,9 +11,8 @@ export const GET = apiRoute("operations.read", async ({ request, actor }) => {
 });
 
 /** POST /api/v1/operations: freezes the selection into a planned operation (docs/operations.md). */
-export const POST = apiRoute("reviews.act", async (context) => {
-  const { request, actor } = context;
+export const POST = apiRoute("reviews.act", async ({ request, actor }) => {
   const { data } = await parseJsonBody(request, createOperationSchema);
-  const id = await withRefusalsLogged(context, null, () => createOperation(data, actor));
+  const id = await createOperation(data, actor);
   return operationResponse(id, actor, 201);
 });

@@ -1,5 +1,5 @@
+import { controlRoute } from "@/lib/http/operation-routes";
 import { confirmOperation } from "@/lib/operations/control";
-import { controlRoute } from "@/lib/operations/control-route";
 import { confirmSchema } from "@/lib/operations/schema";
 
 /** POST /api/v1/operations/{id}/confirm: starts dispatching, naming the dry run the person saw. */

@@ -1,4 +1,4 @@
-import { controlRoute } from "@/lib/operations/control-route";
+import { controlRoute } from "@/lib/http/operation-routes";
 import { dryRunOperation } from "@/lib/operations/control";
 import { emptyBodySchema } from "@/lib/operations/schema";
 

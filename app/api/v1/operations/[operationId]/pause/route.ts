@@ -1,5 +1,5 @@
+import { controlRoute } from "@/lib/http/operation-routes";
 import { pauseOperation } from "@/lib/operations/control";
-import { controlRoute } from "@/lib/operations/control-route";
 import { controlSchema } from "@/lib/operations/schema";
 
 /** POST /api/v1/operations/{id}/pause */

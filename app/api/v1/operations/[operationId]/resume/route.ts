@@ -1,5 +1,5 @@
+import { controlRoute } from "@/lib/http/operation-routes";
 import { resumeOperation } from "@/lib/operations/control";
-import { controlRoute } from "@/lib/operations/control-route";
 import { resumeSchema } from "@/lib/operations/schema";
 
 /** POST /api/v1/operations/{id}/resume (also "continue" after the canary) */

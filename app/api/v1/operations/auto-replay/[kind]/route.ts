@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ApiError } from "@/lib/http/errors";
+import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { setAutoReplay } from "@/lib/operations/auto-replay";
 import { reasonSchema } from "@/lib/reviews/action-rules";
@@ -16,9 +16,7 @@ function kindParam(raw: string | undefined): string {
   try {
     kind = decodeURIComponent(raw ?? "");
   } catch {
-    throw new ApiError(400, "invalid-request", "kind: is not a valid URL-encoded name", [
-      { path: "kind", message: "is not a valid URL-encoded name" },
-    ]);
+    throw invalidField("kind", "is not a valid URL-encoded name");
   }
   const problem =
     kind.length < 1 || kind.length > 200
@@ -26,7 +24,7 @@ function kindParam(raw: string | undefined): string {
       : noNul(kind)
         ? null
         : "must not contain NUL characters";
-  if (problem) throw new ApiError(400, "invalid-request", `kind: ${problem}`, [{ path: "kind", message: problem }]);
+  if (problem) throw invalidField("kind", problem);
   return kind;
 }
 
@@ -34,7 +32,5 @@ function kindParam(raw: string | undefined): string {
 export const PUT = apiRoute<{ kind: string }>("reviews.resolve", async ({ request, actor, params }) => {
   const kind = kindParam(params.kind);
   const { data } = await parseJsonBody(request, bodySchema);
-  const result = await setAutoReplay(kind, data.enabled, data.reason, actor);
-  if (!result.ok) throw new ApiError(404, "not-found", result.message);
-  return Response.json(result.setting);
+  return Response.json(await setAutoReplay(kind, data.enabled, data.reason, actor));
 });

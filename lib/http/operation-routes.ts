@@ -1,0 +1,45 @@
+import type { z } from "zod";
+import type { Actor } from "@/lib/auth/actor";
+import { isUuid } from "@/lib/domain/ids";
+import { notFound } from "@/lib/domain/refusal";
+import { getOperation, operationExists } from "@/lib/operations/view";
+import { apiRoute, parseJsonBody } from "./route";
+
+// What the routes under /api/v1/operations share: the operation named by the path, and the
+// answer with the operation as the caller sees it. The rules themselves live in lib/operations.
+
+/** An operation id from the path; anything else names no operation (404, not a database error). */
+export function operationIdOf(params: { operationId: string }): string {
+  if (!isUuid(params.operationId)) throw notFound(`no operation ${params.operationId}`);
+  // One spelling everywhere (the decision log's details compare operation ids as text).
+  return params.operationId.toLowerCase();
+}
+
+/** Refuses (404) an operation that does not exist, for the routes that list what belongs to it. */
+export async function requireOperation(id: string): Promise<void> {
+  if (!(await operationExists(id))) throw notFound(`no operation ${id}`);
+}
+
+/** The operation as the caller sees it (its `controls` depend on the caller's role). */
+export async function operationResponse(id: string, actor: Actor, status = 200): Promise<Response> {
+  const view = await getOperation(id, actor.role);
+  if (!view) throw notFound(`no operation ${id}`);
+  return Response.json(view, { status });
+}
+
+/**
+ * The POST handler of one control of an operation (dry-run, confirm, pause, resume, abort):
+ * validate the body, make the change, answer with the operation as it now is. A refusal by the
+ * action's own permission is a `forbidden` Refusal naming the operation, which apiRoute records.
+ */
+export function controlRoute<S extends z.ZodType>(
+  schema: S,
+  change: (id: string, body: z.infer<S>, actor: Actor) => Promise<void>,
+) {
+  return apiRoute<{ operationId: string }>("reviews.act", async ({ request, actor, params }) => {
+    const id = operationIdOf(params);
+    const { data } = await parseJsonBody(request, schema);
+    await change(id, data, actor);
+    return operationResponse(id, actor);
+  });
+}
