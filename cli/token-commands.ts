@@ -10,7 +10,9 @@ import type { WithDatabase } from "./audit-commands";
 import { NO_REASON, pausedLines } from "./people-commands";
 import { printTable } from "./table";
 
-// `review-console token …`: API tokens for programs (docs/decisions/0011-people-and-tokens.md).
+// `review-console token …`: API tokens for programs (docs/decisions/0011-people-and-tokens.md). A
+// refused change (a Refusal: the name is taken, no such token) is printed by cli/main.ts as one
+// `error: …` line with exit code 1.
 
 function expiresIn(value: string): number {
   const seconds = parseExpiresIn(value);
@@ -45,7 +47,6 @@ export function registerTokenCommands(
           { name, role: options.role, expiresInSeconds: options.expiresIn ?? null, reason: options.reason },
           CLI_ACTOR,
         );
-        if (!issued.ok) throw fail(issued.message);
         const until = issued.expiresAt ? `, expires ${issued.expiresAt.toISOString()}` : "";
         console.log(`token ${name} (${options.role}${until}) issued; it is shown only now:`);
         console.log(issued.token);
@@ -82,10 +83,9 @@ export function registerTokenCommands(
     .action(async (options: { name: string; reason?: string }) => {
       const name = tokenName(options.name, fail);
       await withDatabase(async () => {
-        const result = await revokeToken({ name }, options.reason ?? NO_REASON, CLI_ACTOR);
-        if (!result.ok) throw fail(result.message);
-        for (const t of result.revoked) console.log(`revoked token ${t.name} (${t.prefix}…)`);
-        for (const line of pausedLines(result.paused)) console.log(line);
+        const { revoked, paused } = await revokeToken({ name }, options.reason ?? NO_REASON, CLI_ACTOR);
+        for (const t of revoked) console.log(`revoked token ${t.name} (${t.prefix}…)`);
+        for (const line of pausedLines(paused)) console.log(line);
       });
     });
 }

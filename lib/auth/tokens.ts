@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { conflict } from "@/lib/domain/refusal";
 import { log } from "@/lib/log";
 import type { Role } from "./roles";
 
@@ -21,13 +22,6 @@ export interface TokenActor {
   role: Role;
 }
 
-/** `token revoke --name N` must name one token: a name is taken while a token with it works. */
-export class TokenNameTaken extends Error {
-  constructor(readonly tokenName: string) {
-    super(`a working token named ${tokenName} exists; revoke it first or choose another name`);
-  }
-}
-
 export interface IssueOptions {
   /** When it stops working; null or absent: never. */
   expiresAt?: Date | null;
@@ -38,8 +32,9 @@ export interface IssueOptions {
 
 /**
  * Issues a token; only its hash is stored, so the caller must hand the token over now. Refused
- * (TokenNameTaken) while a token of that name still works: the name is how people and the CLI
- * tell tokens apart. The check and the insert run under a lock on the name.
+ * (`name-taken`) while a token of that name still works: the name is how people and the CLI tell
+ * tokens apart (`token revoke --name N` must name one token). The check and the insert run under
+ * a lock on the name.
  */
 export async function createApiToken(
   name: string,
@@ -54,7 +49,9 @@ export async function createApiToken(
     const taken = await tx.$queryRaw<unknown[]>`
       SELECT 1 FROM api_tokens
        WHERE name = ${name} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())`;
-    if (taken.length > 0) throw new TokenNameTaken(name);
+    if (taken.length > 0) {
+      throw conflict("name-taken", `a working token named ${name} exists; revoke it first or choose another name`);
+    }
     const created = await tx.apiToken.create({
       data: { name, role, tokenHash: hashToken(token), prefix: token.slice(0, 12), createdBy: actor, expiresAt },
     });
@@ -84,7 +81,7 @@ interface TokenRow {
   name: string;
   role: Role;
   usable: boolean;
-  used_recently: boolean;
+  usedRecently: boolean;
 }
 
 /**
@@ -96,11 +93,11 @@ export async function findTokenActor(token: string): Promise<TokenActor | null> 
   const rows = await db().$queryRaw<TokenRow[]>`
     SELECT id::text, name, role::text AS role,
            revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
-           COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS used_recently
+           COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS "usedRecently"
       FROM api_tokens WHERE token_hash = ${hashToken(token)}`;
   const row = rows[0];
   if (!row?.usable) return null;
-  if (!row.used_recently) await touchLastUsed(row.id);
+  if (!row.usedRecently) await touchLastUsed(row.id);
   return { kind: "token", id: row.id, name: row.name, role: row.role };
 }
 

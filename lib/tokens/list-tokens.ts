@@ -23,16 +23,17 @@ async function readTokens(where: Prisma.Sql): Promise<TokenView[]> {
       role: TokenView["role"];
       prefix: string;
       state: TokenView["state"];
-      created_by: string | null;
-      created_at: Date;
-      last_used_at: Date | null;
-      expires_at: Date | null;
-      revoked_at: Date | null;
-      revoked_by: string | null;
+      createdBy: string | null;
+      createdAt: Date;
+      lastUsedAt: Date | null;
+      expiresAt: Date | null;
+      revokedAt: Date | null;
+      revokedBy: string | null;
     }[]
   >`
-    SELECT id::text, name, role::text AS role, prefix, created_by, created_at, last_used_at, expires_at,
-           revoked_at, revoked_by,
+    SELECT id::text AS id, name, role::text AS role, prefix, created_by AS "createdBy", created_at AS "createdAt",
+           last_used_at AS "lastUsedAt", expires_at AS "expiresAt", revoked_at AS "revokedAt",
+           revoked_by AS "revokedBy",
            CASE WHEN revoked_at IS NOT NULL THEN 'revoked'
                 WHEN expires_at <= now() THEN 'expired' ELSE 'active' END AS state
       FROM api_tokens ${where}
@@ -43,11 +44,11 @@ async function readTokens(where: Prisma.Sql): Promise<TokenView[]> {
     role: r.role,
     prefix: r.prefix,
     state: r.state,
-    createdBy: r.created_by,
-    createdAt: r.created_at.toISOString(),
-    lastUsedAt: r.last_used_at?.toISOString() ?? null,
-    expiresAt: r.expires_at?.toISOString() ?? null,
-    revokedAt: r.revoked_at?.toISOString() ?? null,
-    revokedBy: r.revoked_by,
+    createdBy: r.createdBy,
+    createdAt: r.createdAt.toISOString(),
+    lastUsedAt: r.lastUsedAt?.toISOString() ?? null,
+    expiresAt: r.expiresAt?.toISOString() ?? null,
+    revokedAt: r.revokedAt?.toISOString() ?? null,
+    revokedBy: r.revokedBy,
   }));
 }

@@ -7,18 +7,19 @@ interface PersonRow {
   email: string;
   role: PersonView["role"];
   banned: boolean;
-  ban_reason: string | null;
-  has_password: boolean;
-  open_sessions: number;
-  created_at: Date;
+  banReason: string | null;
+  hasPassword: boolean;
+  openSessions: number;
+  createdAt: Date;
 }
 
 async function readPeople(where: Prisma.Sql): Promise<PersonView[]> {
   const rows = await db().$queryRaw<PersonRow[]>`
-    SELECT u.id::text, u.email, u.role::text AS role, u.banned, u.ban_reason, u.created_at,
+    SELECT u.id::text AS id, u.email, u.role::text AS role, u.banned, u.ban_reason AS "banReason",
+           u.created_at AS "createdAt",
            EXISTS (SELECT 1 FROM accounts a
-                    WHERE a.user_id = u.id AND a.provider_id = 'credential' AND a.password IS NOT NULL) AS has_password,
-           (SELECT count(*)::int FROM sessions s WHERE s.user_id = u.id AND s.expires_at > now()) AS open_sessions
+                    WHERE a.user_id = u.id AND a.provider_id = 'credential' AND a.password IS NOT NULL) AS "hasPassword",
+           (SELECT count(*)::int FROM sessions s WHERE s.user_id = u.id AND s.expires_at > now()) AS "openSessions"
       FROM users u ${where}
      ORDER BY u.email`;
   return rows.map((r) => ({
@@ -26,10 +27,10 @@ async function readPeople(where: Prisma.Sql): Promise<PersonView[]> {
     email: r.email,
     role: r.role,
     // No password: invited, or reset, and the link not used yet.
-    state: r.banned ? "disabled" : r.has_password ? "active" : "invited",
-    disabledReason: r.banned ? r.ban_reason : null,
-    openSessions: r.open_sessions,
-    createdAt: r.created_at.toISOString(),
+    state: r.banned ? "disabled" : r.hasPassword ? "active" : "invited",
+    disabledReason: r.banned ? r.banReason : null,
+    openSessions: r.openSessions,
+    createdAt: r.createdAt.toISOString(),
   }));
 }
 

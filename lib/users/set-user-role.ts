@@ -1,51 +1,39 @@
 import type { ChangeActor } from "@/lib/auth/actor-ref";
 import type { PersonRole } from "@/lib/auth/person-roles";
-import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { conflict } from "@/lib/domain/refusal";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
-import { type ChangeRefused, endSessions, lockPerson, notFound, type PersonRef, refuseSelf } from "./person-change";
+import { endSessions, lockPerson, type PersonRef, recordChange, refuseOwnAccount } from "./person-change";
 
-export type SetRoleResult =
-  | {
-      ok: true;
-      userId: string;
-      email: string;
-      from: PersonRole;
-      to: PersonRole;
-      sessionsEnded: number;
-      paused: PausedByChange;
-    }
-  | ChangeRefused;
+export interface RoleChanged {
+  userId: string;
+  email: string;
+  from: PersonRole;
+  to: PersonRole;
+  sessionsEnded: number;
+  paused: PausedByChange;
+}
 
 /**
  * Gives a person another role, in one transaction: the role (Better Auth's `role` field, never
  * writable through its endpoints), every session ended (they sign in again under the new role,
  * and no page keeps showing what the old one could do), a `user.role-changed` entry, and what ran
- * on their authority and the new role may not do pauses.
+ * on their authority and the new role may not do pauses. Refused: no such person, one's own
+ * account, or the role they already have.
  */
 export async function setUserRole(
   ref: PersonRef,
   role: PersonRole,
   reason: string,
   actor: ChangeActor,
-): Promise<SetRoleResult> {
+): Promise<RoleChanged> {
   return db().$transaction(async (tx) => {
     const person = await lockPerson(tx, ref);
-    if (!person) return notFound(ref);
-    const self = refuseSelf(actor.ref, person, "change the role of");
-    if (self) return self;
-    if (person.role === role) {
-      return { ok: false, status: 409, code: "same-role", message: `${person.email} already has the role ${role}` };
-    }
-    await tx.$executeRawUnsafe(
-      `UPDATE users SET role = $2::"Role", updated_at = now() WHERE id = $1::uuid`,
-      person.id,
-      role,
-    );
+    refuseOwnAccount(actor, person, "change the role of");
+    if (person.role === role) throw conflict("same-role", `${person.email} already has the role ${role}`);
+    await tx.$executeRaw`UPDATE users SET role = ${role}::"Role", updated_at = now() WHERE id = ${person.id}::uuid`;
     const sessionsEnded = await endSessions(tx, person.id);
-    await appendDecision(tx, {
-      actor: actor.label,
-      actorRole: actor.role,
+    await recordChange(tx, actor, {
       action: "user.role-changed",
       reason,
       details: { userId: person.id, email: person.email, from: person.role, to: role, sessionsEnded },
@@ -55,6 +43,6 @@ export async function setUserRole(
       `user:${person.id}`,
       `${actor.label} changed their role from ${person.role} to ${role}: ${reason}`,
     );
-    return { ok: true, userId: person.id, email: person.email, from: person.role, to: role, sessionsEnded, paused };
+    return { userId: person.id, email: person.email, from: person.role, to: role, sessionsEnded, paused };
   });
 }

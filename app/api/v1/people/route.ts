@@ -1,9 +1,9 @@
 import { changeActorOf } from "@/lib/auth/actor-ref";
+import { linkAnswer, personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { inviteUser } from "@/lib/users/invite-user";
 import { listUsers } from "@/lib/users/list-users";
 import { inviteSchema } from "@/lib/users/people-schema";
-import { linkAnswer, personAnswer, refusal } from "@/lib/users/people-route";
 
 /** GET /api/v1/people (admin): everyone who signs in, by email. */
 export const GET = apiRoute("users.manage", async () => Response.json({ people: await listUsers() }));
@@ -11,7 +11,6 @@ export const GET = apiRoute("users.manage", async () => Response.json({ people: 
 /** POST /api/v1/people {email, role, reason} (admin): invites a person; the one-time link is in the answer, once. */
 export const POST = apiRoute("users.manage", async ({ request, actor }) => {
   const { data } = await parseJsonBody(request, inviteSchema);
-  const result = await inviteUser({ email: data.email, role: data.role }, data.reason, changeActorOf(actor));
-  if (!result.ok) refusal(result);
-  return personAnswer(result.userId, { link: linkAnswer(request, result.link) }, 201);
+  const invited = await inviteUser({ email: data.email, role: data.role }, data.reason, changeActorOf(actor));
+  return personAnswer(invited.userId, { link: linkAnswer(request, invited.link) }, 201);
 });

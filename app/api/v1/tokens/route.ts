@@ -1,5 +1,4 @@
 import { changeActorOf } from "@/lib/auth/actor-ref";
-import { ApiError } from "@/lib/http/errors";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { issueToken } from "@/lib/tokens/issue-token";
 import { getTokenView, listTokens } from "@/lib/tokens/list-tokens";
@@ -14,7 +13,7 @@ export const GET = apiRoute("users.manage", async () => Response.json({ tokens: 
  */
 export const POST = apiRoute("users.manage", async ({ request, actor }) => {
   const { data } = await parseJsonBody(request, createTokenSchema);
-  const result = await issueToken(
+  const issued = await issueToken(
     {
       name: data.name,
       role: data.role,
@@ -23,7 +22,6 @@ export const POST = apiRoute("users.manage", async ({ request, actor }) => {
     },
     changeActorOf(actor),
   );
-  if (!result.ok) throw new ApiError(result.status, result.code, result.message);
-  const token = await getTokenView(result.id);
-  return Response.json({ secret: result.token, token }, { status: 201 });
+  const token = await getTokenView(issued.id);
+  return Response.json({ secret: issued.token, token }, { status: 201 });
 });

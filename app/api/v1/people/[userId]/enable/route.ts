@@ -1,13 +1,12 @@
 import { changeActorOf } from "@/lib/auth/actor-ref";
+import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { enableUser } from "@/lib/users/enable-user";
 import { reasonOnlySchema } from "@/lib/users/people-schema";
-import { personAnswer, refusal } from "@/lib/users/people-route";
 
 /** POST /api/v1/people/{userId}/enable {reason} (admin): they may sign in again. */
 export const POST = apiRoute<{ userId: string }>("users.manage", async ({ request, actor, params }) => {
   const { data } = await parseJsonBody(request, reasonOnlySchema);
-  const result = await enableUser({ id: params.userId }, data.reason, changeActorOf(actor));
-  if (!result.ok) refusal(result);
-  return personAnswer(result.userId);
+  const enabled = await enableUser({ id: params.userId }, data.reason, changeActorOf(actor));
+  return personAnswer(enabled.userId);
 });

@@ -1,7 +1,7 @@
 import { changeActorOf } from "@/lib/auth/actor-ref";
+import { linkAnswer, personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { reasonOnlySchema } from "@/lib/users/people-schema";
-import { linkAnswer, personAnswer, refusal } from "@/lib/users/people-route";
 import { resetPassword } from "@/lib/users/reset-password";
 
 /**
@@ -10,7 +10,6 @@ import { resetPassword } from "@/lib/users/reset-password";
  */
 export const POST = apiRoute<{ userId: string }>("users.manage", async ({ request, actor, params }) => {
   const { data } = await parseJsonBody(request, reasonOnlySchema);
-  const result = await resetPassword({ id: params.userId }, data.reason, changeActorOf(actor));
-  if (!result.ok) refusal(result);
-  return personAnswer(result.userId, { sessionsEnded: result.sessionsEnded, link: linkAnswer(request, result.link) });
+  const reset = await resetPassword({ id: params.userId }, data.reason, changeActorOf(actor));
+  return personAnswer(reset.userId, { sessionsEnded: reset.sessionsEnded, link: linkAnswer(request, reset.link) });
 });

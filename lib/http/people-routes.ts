@@ -1,19 +1,14 @@
 import { requestOrigin } from "@/lib/auth/better-auth";
 import type { PasswordLink } from "@/lib/auth/password-links";
-import { ApiError } from "@/lib/http/errors";
-import { getUserView } from "./list-users";
-import type { ChangeRefused } from "./person-change";
+import { notFound } from "@/lib/domain/refusal";
+import { getUserView } from "@/lib/users/list-users";
 
-// What the /api/v1/people routes share: refusals as API errors, the person as they now are, and
-// a password link as an absolute URL of this site.
-
-export function refusal(result: ChangeRefused): never {
-  throw new ApiError(result.status, result.code, result.message);
-}
+// What the /api/v1/people routes share: the person as they now are, and a password link as an
+// absolute URL of this site. Refusals are thrown by lib/users/* and answered by apiRoute.
 
 export async function personAnswer(userId: string, extra: Record<string, unknown> = {}, status = 200) {
   const person = await getUserView(userId);
-  if (!person) throw new ApiError(404, "not-found", `no person ${userId}`);
+  if (!person) throw notFound(`no person ${userId}`);
   return Response.json({ person, ...extra }, { status });
 }
 
