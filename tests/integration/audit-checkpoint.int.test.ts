@@ -4,7 +4,6 @@
  * the head), and how a checkpoint line kept outside the database catches it. The CLI runs as an
  * operator runs it: a child process against DATABASE_URL, judged by its output and exit code.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
@@ -13,21 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckpointStatus } from "@/components/audit/checkpoint-status";
 import { type Checkpoint, parseCheckpoints } from "@/lib/audit/checkpoint";
 import { latestStoredCheckpoint } from "@/lib/audit/checkpoint-store";
+import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 
 const database = setupTestDatabase();
-const root = path.resolve(import.meta.dirname, "../..");
 const CLI_TIMEOUT = 120_000;
 
-function cli(args: string[]) {
-  const result = spawnSync(process.execPath, [path.join(root, "bin/review-console.mjs"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: database.current.url },
-    input: "",
-  });
-  return { code: result.status, stdout: result.stdout, out: `${result.stdout}${result.stderr}` };
-}
+const cli = (args: string[]) => runCli(database.current.url, args);
 
 const sql = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);

@@ -4,9 +4,7 @@
  * created by `createUser` / `review-console user add`. Everything goes through the real route
  * handlers against a real PostgreSQL.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
@@ -17,6 +15,7 @@ import { closeDb } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http/route";
 import { createUser } from "@/lib/users/create-user";
 import { createPerson, freshClientIp, signedIn, signIn } from "../support/auth";
+import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call, tokenFor } from "../support/http";
 
@@ -55,7 +54,6 @@ beforeAll(() => {
 afterAll(() => {
   vi.unstubAllEnvs();
 });
-const root = path.resolve(import.meta.dirname, "../..");
 
 const sql = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
@@ -610,15 +608,8 @@ describe("createUser", () => {
 });
 
 describe("review-console user add", () => {
-  function cli(args: string[], env: Record<string, string> = {}) {
-    const result = spawnSync(process.execPath, [path.join(root, "bin/review-console.mjs"), ...args], {
-      cwd: root,
-      encoding: "utf8",
-      env: { ...process.env, DATABASE_URL: database.current.url, REVIEW_PASSWORD: "", ...env },
-      input: "",
-    });
-    return { code: result.status, out: `${result.stdout}${result.stderr}` };
-  }
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    runCli(database.current.url, args, { REVIEW_PASSWORD: "", ...env });
 
   it("adds a person who can then sign in; a duplicate or bad input exits 1 with a clear message", async () => {
     const email = `cli-${randomBytes(4).toString("hex")}@test.local`;

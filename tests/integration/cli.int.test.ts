@@ -2,24 +2,13 @@
  * The `review-console` command as an operator runs it: a child process against the database of
  * DATABASE_URL, judged by its output and exit code.
  */
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashToken } from "@/lib/auth/tokens";
+import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 
 const database = setupTestDatabase();
-const root = path.resolve(import.meta.dirname, "../..");
-
-function cli(args: string[]) {
-  const result = spawnSync(process.execPath, [path.join(root, "bin/review-console.mjs"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: database.current.url },
-    input: "",
-  });
-  return { code: result.status, stdout: result.stdout, out: `${result.stdout}${result.stderr}` };
-}
+const cli = (args: string[]) => runCli(database.current.url, args);
 
 const sql = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);

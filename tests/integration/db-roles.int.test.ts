@@ -3,20 +3,18 @@
  * connect as (lib/db/roles.ts). It does the console's work (records, tokens, decision-log
  * appends) and cannot change, empty or switch off the decision log, nor create anything.
  */
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { closeDb } from "@/lib/db/client";
 import { withCredentials } from "@/lib/db/roles";
+import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call, tokenFor } from "../support/http";
 
 const database = setupTestDatabase();
-const root = path.resolve(import.meta.dirname, "../..");
 /** Roles are cluster-wide: names of this run's own, dropped after the file. */
 const created: string[] = [];
 const runtimeName = () => {
@@ -25,17 +23,9 @@ const runtimeName = () => {
   return name;
 };
 
-function cli(args: string[], env: Record<string, string | undefined> = {}) {
-  const childEnv: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: database.current.url, ...env };
-  if (!("MIGRATION_DATABASE_URL" in env)) delete childEnv.MIGRATION_DATABASE_URL;
-  const result = spawnSync(process.execPath, [path.join(root, "bin/review-console.mjs"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    env: childEnv,
-    input: "",
-  });
-  return { code: result.status, stdout: result.stdout, out: `${result.stdout}${result.stderr}` };
-}
+// MIGRATION_DATABASE_URL only when a test gives it.
+const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
+  runCli(database.current.url, args, { MIGRATION_DATABASE_URL: undefined, ...env });
 
 const asOwner = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);

@@ -3,18 +3,16 @@
  * process against the database of DATABASE_URL, judged by its output, its exit code, what it
  * wrote, and what the API then lets the people and tokens do.
  */
-import { spawnSync } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
 import { GET as listReviews } from "@/app/api/v1/reviews/route";
 import { createPerson, signedIn, signIn } from "../support/auth";
+import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";
 import { newTag } from "../support/operations";
 
 const database = setupTestDatabase();
-const root = path.resolve(import.meta.dirname, "../..");
 
 beforeAll(() => {
   vi.stubEnv("TRUSTED_PROXIES", "127.0.0.1");
@@ -23,16 +21,8 @@ afterAll(() => {
   vi.unstubAllEnvs();
 });
 
-function cli(args: string[]) {
-  const result = spawnSync(process.execPath, [path.join(root, "bin/review-console.mjs"), ...args], {
-    cwd: root,
-    encoding: "utf8",
-    // BETTER_AUTH_URL: where the printed links point.
-    env: { ...process.env, DATABASE_URL: database.current.url, BETTER_AUTH_URL: "https://console.example" },
-    input: "",
-  });
-  return { code: result.status, stdout: result.stdout, out: `${result.stdout}${result.stderr}` };
-}
+// BETTER_AUTH_URL: where the printed links point.
+const cli = (args: string[]) => runCli(database.current.url, args, { BETTER_AUTH_URL: "https://console.example" });
 
 const sql = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
