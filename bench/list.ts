@@ -3,8 +3,7 @@ import pg from "pg";
 import { GET } from "@/app/api/v1/reviews/route";
 import { createApiToken } from "@/lib/auth/tokens";
 import { reviewCursor } from "@/lib/http/seq-cursor";
-import { seedSyntheticRecords } from "@/lib/seed/synthetic";
-import { ms, summarize, type Summary, table, withBenchDatabase } from "./support";
+import { ms, seedWithProgress, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*
  * Latency of the review list (GET /api/v1/reviews) on a large table, measured in-process through
@@ -71,18 +70,7 @@ interface Case {
 
 async function main() {
   await withBenchDatabase("rc_bench_list", async (url) => {
-    console.log(`seeding ${RECORDS.toLocaleString("en")} synthetic records ...`);
-    let reported = 0;
-    const seeded = await seedSyntheticRecords(url, RECORDS, {
-      onProgress: (done) => {
-        if (done - reported >= 250_000 || done === RECORDS) {
-          reported = done;
-          console.log(
-            `  ${done.toLocaleString("en")} rows generated${done === RECORDS ? "; then indexes and ANALYZE" : ""}`,
-          );
-        }
-      },
-    });
+    const seeded = await seedWithProgress(url, RECORDS);
     console.log(
       `seeded ${seeded.inserted.toLocaleString("en")} records in ${(seeded.ms / 1000).toFixed(1)} s ` +
         `(index builds and ANALYZE included)`,

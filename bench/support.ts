@@ -4,23 +4,15 @@ import pg from "pg";
 import { closeDb } from "@/lib/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { seedSyntheticRecords } from "@/lib/seed/synthetic";
+import { withConnection } from "@/lib/db/connection";
 
 // Shared by the benchmarks: where they run, and how their figures are summarised.
 
 export const BENCH_DATA_DIR = ".data/pg-bench";
 
-async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 async function dropLeftovers(serverUrl: string, prefix: string): Promise<void> {
-  await withAdmin(serverUrl, async (c) => {
+  await withConnection(serverUrl, async (c) => {
     const { rows } = await c.query<{ datname: string }>(
       "SELECT datname FROM pg_database WHERE datname LIKE $1 || '\\_%'",
       [prefix],
@@ -58,7 +50,7 @@ export async function withBenchDatabase(prefix: string, body: (url: string) => P
   const cleanup = () =>
     (cleaning ??= (async () => {
       await closeDb().catch(() => {});
-      await withAdmin(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((error) =>
+      await withConnection(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).catch((error) =>
         console.error(
           `could not drop ${name}: ${(error as Error).message}` + (embedded ? " (the next run drops it)" : ""),
         ),
@@ -77,7 +69,7 @@ export async function withBenchDatabase(prefix: string, body: (url: string) => P
     // shuts down before the bench can drop its database. The embedded server is this run's
     // alone, so what an interrupted run left behind is dropped here. Never on a shared server.
     if (embedded) await dropLeftovers(serverUrl, prefix);
-    await withAdmin(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+    await withConnection(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
     await migrate(databaseUrl.toString());
     process.env.DATABASE_URL = databaseUrl.toString();
     console.log(`database ${name} on ${embedded ? "embedded PostgreSQL (.data/pg-bench)" : "DATABASE_URL's server"}`);
@@ -139,4 +131,17 @@ export async function runConcurrently(
   };
   await Promise.all(Array.from({ length: Math.min(concurrency, total) }, worker));
   return latencies;
+}
+
+/** Seeds `count` synthetic records (lib/seed/synthetic.ts), telling how far it got every 250,000. */
+export async function seedWithProgress(url: string, count: number): Promise<{ inserted: number; ms: number }> {
+  console.log(`seeding ${count.toLocaleString("en")} synthetic records ...`);
+  let reported = 0;
+  return seedSyntheticRecords(url, count, {
+    onProgress: (done) => {
+      if (done - reported < 250_000 && done !== count) return;
+      reported = done;
+      console.log(`  ${done.toLocaleString("en")} rows generated${done === count ? "; then indexes and ANALYZE" : ""}`);
+    },
+  });
 }

@@ -25,6 +25,7 @@ import { migrate } from "../lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "../lib/db/roles";
 import { resolveTestServer } from "../lib/db/test-server";
 import { freePort, waitForHealth } from "../lib/net/local-server";
+import { withConnection } from "../lib/db/connection";
 
 export { expect };
 
@@ -46,17 +47,6 @@ interface Fixtures {
 }
 
 const root = path.resolve(import.meta.dirname, "..");
-
-/** Runs `fn` on a connection of its own to `serverUrl` (a server or one of its databases). */
-export async function withAdmin<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Stops the server's whole process group (`next start` and its next-server child). */
 export async function stopServer(child: ChildProcess, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
@@ -141,7 +131,7 @@ export async function createRuntimeRole(
     name,
     url: withCredentials(databaseUrl, name, password),
     drop: async () => {
-      await withAdmin(serverUrl.toString(), (c) => c.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`));
+      await withConnection(serverUrl.toString(), (c) => c.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`));
     },
   };
 }
@@ -164,7 +154,7 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
       const name = `rc_e2e_${workerInfo.workerIndex}_${randomBytes(4).toString("hex")}`;
       const databaseUrl = new URL(pgServer.serverUrl);
       databaseUrl.pathname = `/${name}`;
-      await withAdmin(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+      await withConnection(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
       // createPerson runs createUser in this worker process: it must use the same database.
       process.env.DATABASE_URL = databaseUrl.toString();
 
@@ -177,7 +167,7 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
         const server = await startServer(role.url, randomBytes(32).toString("base64url"));
         child = server.child;
         // The health check answered through the pool: its connection shows whose it is.
-        const asRole = await withAdmin(pgServer.serverUrl, async (c) => {
+        const asRole = await withConnection(pgServer.serverUrl, async (c) => {
           const { rows } = await c.query(
             "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND usename = $2",
             [name, role.name],
@@ -190,7 +180,7 @@ export const test = base.extend<Fixtures, { server: TestServer }>({
         if (child) await stopServer(child);
         const { closeDb } = await import("../lib/db/client");
         await closeDb();
-        await withAdmin(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+        await withConnection(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
         // After the database: DROP ROLE refuses while a database still holds grants to it.
         await runtimeRole?.drop();
         await pgServer.stop();

@@ -3,7 +3,8 @@ import { test as base, expect } from "@playwright/test";
 import { hashToken, newToken } from "../lib/auth/tokens";
 import { migrate } from "../lib/db/migrate";
 import { resolveTestServer } from "../lib/db/test-server";
-import { type RunningServer, startServer, stopServer, withAdmin } from "./fixtures";
+import { withConnection } from "../lib/db/connection";
+import { type RunningServer, startServer, stopServer } from "./fixtures";
 
 // A console killed (SIGKILL) in the middle of a bulk replay and started again on the same
 // database: the dispatcher in the new process resumes where the old one stopped, and no record
@@ -21,8 +22,8 @@ test("a console restarted mid-operation resumes it and dispatches nothing twice"
   url.pathname = `/${name}`;
   const databaseUrl = url.toString();
   const sql = async <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
-    withAdmin(databaseUrl, async (c) => (await c.query(text, params)).rows as T[]);
-  await withAdmin(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
+    withConnection(databaseUrl, async (c) => (await c.query(text, params)).rows as T[]);
+  await withConnection(pgServer.serverUrl, (c) => c.query(`CREATE DATABASE ${name}`));
   const secret = randomBytes(32).toString("base64url");
   let server: RunningServer | undefined;
   try {
@@ -120,7 +121,7 @@ test("a console restarted mid-operation resumes it and dispatches nothing twice"
     expect(await view.json()).toMatchObject({ state: "running", progress: { dispatched: RECORDS } });
   } finally {
     if (server) await stopServer(server.child);
-    await withAdmin(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    await withConnection(pgServer.serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     await pgServer.stop();
   }
 });

@@ -4,8 +4,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
-import { ms, summarize, table, withBenchDatabase } from "@/bench/support";
-import { seedSyntheticRecords } from "@/lib/seed/synthetic";
+import { ms, seedWithProgress, summarize, table, withBenchDatabase } from "@/bench/support";
 import { createUser } from "@/lib/users/create-user";
 import { chromiumLaunch } from "../playwright.config";
 import { freePort } from "@/lib/net/local-server";
@@ -140,18 +139,7 @@ async function navigate(page: Page, url: string): Promise<Timing> {
 async function main() {
   ensureBuild();
   await withBenchDatabase("rc_measure_queue", async (url) => {
-    console.log(`seeding ${RECORDS.toLocaleString("en")} synthetic records ...`);
-    let reported = 0;
-    const seeded = await seedSyntheticRecords(url, RECORDS, {
-      onProgress: (done) => {
-        if (done - reported >= 250_000 || done === RECORDS) {
-          reported = done;
-          console.log(
-            `  ${done.toLocaleString("en")} rows generated${done === RECORDS ? "; then indexes and ANALYZE" : ""}`,
-          );
-        }
-      },
-    });
+    const seeded = await seedWithProgress(url, RECORDS);
     console.log(`seeded ${seeded.inserted.toLocaleString("en")} records in ${(seeded.ms / 1000).toFixed(1)} s`);
 
     const email = `measure-${randomBytes(4).toString("hex")}@bench.local`;

@@ -2,20 +2,15 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, inject } from "vitest";
 import { closeDb } from "@/lib/db/client";
+import { withConnection } from "@/lib/db/connection";
 
 export interface TestDatabase {
   url: string;
   name: string;
 }
 
-async function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject("pgServerUrl") });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
+function withAdmin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withConnection(inject("pgServerUrl"), fn);
 }
 
 export async function createTestDatabase(): Promise<TestDatabase> {
