@@ -101,7 +101,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
         running on their authority pause when they may no longer start them.
       </p>
       {query.isPending ? (
-        <p className={styles.muted}>Loading people…</p>
+        <p className="rc-muted">Loading people…</p>
       ) : query.isError && !query.data ? (
         <ErrorState
           title="People could not be loaded"
@@ -120,7 +120,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
                 <th scope="col">Email</th>
                 <th scope="col">Role</th>
                 <th scope="col">State</th>
-                <th scope="col" className={styles.num}>
+                <th scope="col" className="rc-num">
                   Open sessions
                 </th>
                 <th scope="col">Added (UTC)</th>
@@ -134,13 +134,13 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
                   <td>{p.role}</td>
                   <td>
                     {STATE_BADGE[p.state]}
-                    {p.disabledReason ? <div className={styles.muted}>{p.disabledReason}</div> : null}
+                    {p.disabledReason ? <div className="rc-muted">{p.disabledReason}</div> : null}
                   </td>
-                  <td className={styles.num}>{p.openSessions}</td>
-                  <td className={`${styles.mono} ${styles.nowrap}`}>{formatUtc(p.createdAt, { seconds: false })}</td>
+                  <td className="rc-num">{p.openSessions}</td>
+                  <td className="rc-mono rc-nowrap">{formatUtc(p.createdAt, { seconds: false })}</td>
                   <td>
                     {p.id === viewerId ? (
-                      <span className={styles.muted}>you</span>
+                      <span className="rc-muted">you</span>
                     ) : (
                       <div className={styles.actions}>
                         <Button

@@ -27,7 +27,7 @@ const STATE_BADGE = {
 } as const;
 
 const utc = (iso: string | null, none: string) =>
-  iso ? formatUtc(iso, { seconds: false }).replace(" UTC", "") : <span className={styles.muted}>{none}</span>;
+  iso ? formatUtc(iso, { seconds: false }).replace(" UTC", "") : <span className="rc-muted">{none}</span>;
 
 /**
  * The API tokens programs use: create one (shown once), revoke one. Last use is to the minute;
@@ -80,7 +80,7 @@ export function TokensSection() {
         created. Revoking it pauses the bulk operations and automatic replays it started.
       </p>
       {query.isPending ? (
-        <p className={styles.muted}>Loading tokens…</p>
+        <p className="rc-muted">Loading tokens…</p>
       ) : query.isError && !query.data ? (
         <ErrorState
           title="Tokens could not be loaded"
@@ -112,15 +112,15 @@ export function TokensSection() {
                 <tr key={t.id}>
                   <td>{t.name}</td>
                   <td>{t.role}</td>
-                  <td className={styles.mono}>{t.prefix}…</td>
+                  <td className="rc-mono">{t.prefix}…</td>
                   <td>{STATE_BADGE[t.state]}</td>
-                  <td>{t.createdBy ?? <span className={styles.muted}>unknown</span>}</td>
-                  <td className={`${styles.mono} ${styles.nowrap}`}>{utc(t.createdAt, "")}</td>
-                  <td className={`${styles.mono} ${styles.nowrap}`}>{utc(t.lastUsedAt, "never")}</td>
-                  <td className={`${styles.mono} ${styles.nowrap}`}>{utc(t.expiresAt, "never")}</td>
+                  <td>{t.createdBy ?? <span className="rc-muted">unknown</span>}</td>
+                  <td className="rc-mono rc-nowrap">{utc(t.createdAt, "")}</td>
+                  <td className="rc-mono rc-nowrap">{utc(t.lastUsedAt, "never")}</td>
+                  <td className="rc-mono rc-nowrap">{utc(t.expiresAt, "never")}</td>
                   <td>
                     {t.state === "revoked" ? (
-                      <span className={styles.muted}>by {t.revokedBy ?? "unknown"}</span>
+                      <span className="rc-muted">by {t.revokedBy ?? "unknown"}</span>
                     ) : (
                       <Button
                         size="sm"

@@ -18,7 +18,7 @@ const features = tableFeatures({ columnMeta: {} as AuditColumnMeta });
 const helper = createColumnHelper<typeof features, AuditEntry>();
 
 function Clipped({ text, className }: { text: string | null; className?: string }) {
-  if (text === null || text === "") return <span className={styles.muted}>—</span>;
+  if (text === null || text === "") return <span className="rc-muted">—</span>;
   return (
     <span className={className} title={text}>
       {text}
@@ -30,7 +30,7 @@ const columns = helper.columns([
   helper.accessor("seq", {
     header: "Seq",
     cell: (info) => String(info.getValue()),
-    meta: { width: 72, className: styles.num },
+    meta: { width: 72, className: "rc-num" },
   }),
   helper.accessor("at", {
     header: "Time (UTC)",
@@ -39,7 +39,7 @@ const columns = helper.columns([
         {formatUtc(info.getValue()).replace(" UTC", "")}
       </time>
     ),
-    meta: { width: 166, className: styles.mono },
+    meta: { width: 166, className: "rc-mono" },
   }),
   helper.accessor("actor", {
     header: "Actor",
@@ -53,16 +53,16 @@ const columns = helper.columns([
   }),
   helper.accessor("action", {
     header: "Action",
-    cell: (info) => <Clipped text={info.getValue()} className={styles.mono} />,
+    cell: (info) => <Clipped text={info.getValue()} className="rc-mono" />,
     meta: { width: 160 },
   }),
   helper.accessor("reviewId", {
     header: "Record",
     cell: (info) => {
       const id = info.getValue();
-      if (!id) return <span className={styles.muted}>—</span>;
+      if (!id) return <span className="rc-muted">—</span>;
       return (
-        <Link href={`/reviews/${id}`} prefetch={false} className={styles.mono} title={`Open record ${id}`}>
+        <Link href={`/reviews/${id}`} prefetch={false} className="rc-mono" title={`Open record ${id}`}>
           {id.slice(0, 8)}…
         </Link>
       );
@@ -71,7 +71,7 @@ const columns = helper.columns([
   }),
   helper.accessor("effectKey", {
     header: "Effect key",
-    cell: (info) => <Clipped text={info.getValue()} className={styles.mono} />,
+    cell: (info) => <Clipped text={info.getValue()} className="rc-mono" />,
     meta: { width: 180 },
   }),
   helper.accessor("reason", {

@@ -49,7 +49,7 @@ export function CheckpointStatus({ checkpoint }: { checkpoint: StoredCheckpoint 
               <time dateTime={checkpoint.signedAt} title={checkpoint.signedAt}>
                 {formatUtc(checkpoint.signedAt)}
               </time>{" "}
-              with key <code className={styles.mono}>{checkpoint.keyId}</code>. The signature is checked by{" "}
+              with key <code className="rc-mono">{checkpoint.keyId}</code>. The signature is checked by{" "}
               <code>audit verify --checkpoint</code> with your public key.
             </span>
           </>

@@ -36,10 +36,10 @@ export function AutoReplaySettings({ role }: { role: Role }) {
       <p className={styles.lead}>
         A held sequence-gap record is <strong>ready</strong> once its missing predecessors have been applied. When a
         kind replays ready records automatically, the console schedules each one&apos;s replay by itself (actor{" "}
-        <code className={styles.code}>system:auto-replay</code>, naming the person who turned it on).
+        <code className="rc-mono">system:auto-replay</code>, naming the person who turned it on).
       </p>
       {query.isPending ? (
-        <p className={styles.muted}>Loading the kinds…</p>
+        <p className="rc-muted">Loading the kinds…</p>
       ) : query.isError && !query.data ? (
         <ErrorState
           title="The settings could not be loaded"
@@ -57,7 +57,7 @@ export function AutoReplaySettings({ role }: { role: Role }) {
               <tr>
                 <th scope="col">Kind</th>
                 <th scope="col">Automatic replay</th>
-                <th scope="col" className={styles.num}>
+                <th scope="col" className="rc-num">
                   Ready records
                 </th>
                 <th scope="col">Changed by</th>
@@ -72,22 +72,22 @@ export function AutoReplaySettings({ role }: { role: Role }) {
             <tbody>
               {kinds.map((k) => (
                 <tr key={k.kind}>
-                  <td className={styles.mono}>{k.kind}</td>
+                  <td className="rc-mono">{k.kind}</td>
                   <td>
                     {!k.autoReplayReady ? (
                       <Badge>off</Badge>
                     ) : k.pausedReason ? (
                       <>
                         <Badge tone="warning">paused</Badge>
-                        <div className={styles.muted}>{k.pausedReason}</div>
+                        <div className="rc-muted">{k.pausedReason}</div>
                       </>
                     ) : (
                       <Badge tone="success">on</Badge>
                     )}
                   </td>
-                  <td className={styles.num}>{formatCount(k.ready)}</td>
-                  <td>{k.updatedBy ?? <span className={styles.muted}>—</span>}</td>
-                  <td className={`${styles.mono} ${styles.nowrap}`}>
+                  <td className="rc-num">{formatCount(k.ready)}</td>
+                  <td>{k.updatedBy ?? <span className="rc-muted">—</span>}</td>
+                  <td className="rc-mono rc-nowrap">
                     {k.updatedAt ? formatUtc(k.updatedAt, { seconds: false }).replace(" UTC", "") : "—"}
                   </td>
                   {mayChange ? (

@@ -40,7 +40,7 @@ export function DryRunTable({
           <tr>
             <th scope="col">Verdict</th>
             <th scope="col">Meaning</th>
-            <th scope="col" className={styles.num}>
+            <th scope="col" className="rc-num">
               Records
             </th>
           </tr>
@@ -48,11 +48,11 @@ export function DryRunTable({
         <tbody>
           {rows.map(([verdict, count]) => (
             <tr key={verdict}>
-              <td className={styles.nowrap}>
+              <td className="rc-nowrap">
                 <VerdictBadge verdict={verdict} />
               </td>
               <td>{VERDICT_MEANING[verdict] ?? ""}</td>
-              <td className={styles.num}>
+              <td className="rc-num">
                 {onDrill ? (
                   <Button
                     size="sm"
@@ -77,7 +77,7 @@ export function DryRunTable({
             <th scope="row" colSpan={2}>
               Total
             </th>
-            <td className={styles.num}>{formatCount(total)}</td>
+            <td className="rc-num">{formatCount(total)}</td>
           </tr>
         </tfoot>
       </table>

@@ -25,7 +25,7 @@ export function ItemsList({
   live: number | false;
 }) {
   const query = useInfiniteQuery({ ...operationItemsOptions(operationId, filters), refetchInterval: live });
-  if (query.isPending) return <p className={styles.muted}>Loading the records…</p>;
+  if (query.isPending) return <p className="rc-muted">Loading the records…</p>;
   if (query.isError && !query.data) {
     return (
       <ErrorState

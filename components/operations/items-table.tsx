@@ -13,7 +13,7 @@ export function ItemsTable({ items, caption }: { items: OperationItemView[]; cap
         <caption className="rc-visually-hidden">{caption}</caption>
         <thead>
           <tr>
-            <th scope="col" className={styles.num}>
+            <th scope="col" className="rc-num">
               #
             </th>
             <th scope="col">Record</th>
@@ -28,30 +28,30 @@ export function ItemsTable({ items, caption }: { items: OperationItemView[]; cap
         <tbody>
           {items.map((item) => (
             <tr key={item.position}>
-              <td className={styles.num}>{item.position}</td>
+              <td className="rc-num">{item.position}</td>
               <td>
-                <Link href={`/reviews/${encodeURIComponent(item.reviewId)}`} prefetch={false} className={styles.mono}>
+                <Link href={`/reviews/${encodeURIComponent(item.reviewId)}`} prefetch={false} className="rc-mono">
                   {item.record.messageId ?? item.reviewId}
                 </Link>
-                <div className={styles.muted}>
+                <div className="rc-muted">
                   {item.record.kind ?? "no kind"} · {item.record.reason}
                 </div>
               </td>
-              <td className={styles.mono}>
+              <td className="rc-mono">
                 {item.sequenceKey === null ? "—" : `${item.sequenceKey}#${item.sequence ?? "?"}`}
               </td>
               <td>
                 <StatusBadge status={item.record.status} />
               </td>
               <td>
-                {item.verdict ? <VerdictBadge verdict={item.verdict} /> : <span className={styles.muted}>—</span>}
-                {item.verdictDetail ? <div className={styles.muted}>{item.verdictDetail}</div> : null}
+                {item.verdict ? <VerdictBadge verdict={item.verdict} /> : <span className="rc-muted">—</span>}
+                {item.verdictDetail ? <div className="rc-muted">{item.verdictDetail}</div> : null}
               </td>
               <td>
                 <ItemStateBadge state={item.state} />
               </td>
-              <td>{item.detail ?? <span className={styles.muted}>—</span>}</td>
-              <td className={`${styles.mono} ${styles.nowrap}`}>
+              <td>{item.detail ?? <span className="rc-muted">—</span>}</td>
+              <td className="rc-mono rc-nowrap">
                 <time dateTime={item.updatedAt}>{formatUtc(item.updatedAt).replace(" UTC", "")}</time>
               </td>
             </tr>

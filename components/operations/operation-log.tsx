@@ -16,7 +16,7 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
   return (
     <Section title="Decision log" note="Every entry about this operation, newest first.">
       {query.isPending ? (
-        <p className={styles.muted}>Loading the entries…</p>
+        <p className="rc-muted">Loading the entries…</p>
       ) : query.isError && !query.data ? (
         <ErrorState
           title="The entries could not be loaded"
@@ -33,7 +33,7 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
               <caption className="rc-visually-hidden">Decision-log entries of this operation, newest first.</caption>
               <thead>
                 <tr>
-                  <th scope="col" className={styles.num}>
+                  <th scope="col" className="rc-num">
                     Seq
                   </th>
                   <th scope="col">Time (UTC)</th>
@@ -46,23 +46,23 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
               <tbody>
                 {entries.map((entry) => (
                   <tr key={String(entry.seq)}>
-                    <td className={styles.num}>{String(entry.seq)}</td>
-                    <td className={`${styles.mono} ${styles.nowrap}`}>
+                    <td className="rc-num">{String(entry.seq)}</td>
+                    <td className="rc-mono rc-nowrap">
                       <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
                     </td>
                     <td>{entry.actor}</td>
-                    <td className={styles.mono}>{entry.action}</td>
-                    <td className={styles.nowrap}>
+                    <td className="rc-mono">{entry.action}</td>
+                    <td className="rc-nowrap">
                       {entry.reviewId ? (
                         <Link
                           href={`/reviews/${encodeURIComponent(entry.reviewId)}`}
                           prefetch={false}
-                          className={styles.mono}
+                          className="rc-mono"
                         >
                           {entry.reviewId.slice(0, 8)}…
                         </Link>
                       ) : (
-                        <span className={styles.muted}>—</span>
+                        <span className="rc-muted">—</span>
                       )}
                     </td>
                     <td className={styles.reasonText}>{entry.reason ?? ""}</td>

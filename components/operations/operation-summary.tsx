@@ -7,7 +7,7 @@ import { SelectionDescription } from "./selection-text";
 import { Section } from "./section";
 
 function When({ iso }: { iso: string | null }) {
-  if (!iso) return <span className={styles.muted}>—</span>;
+  if (!iso) return <span className="rc-muted">—</span>;
   return <time dateTime={iso}>{formatUtc(iso)}</time>;
 }
 
@@ -37,7 +37,7 @@ export function OperationSummary({ operation }: { operation: OperationView }) {
               {operation.confirmedBy}, <When iso={operation.confirmedAt} />
             </>
           ) : (
-            <span className={styles.muted}>not yet</span>
+            <span className="rc-muted">not yet</span>
           )}
         </Fact>
         <Fact label="Finished">

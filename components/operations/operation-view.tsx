@@ -39,7 +39,7 @@ export function OperationView({ id, role }: { id: string; role: Role }) {
             retrying={query.isFetching}
           />
         ) : (
-          <p role="status" className={styles.muted}>
+          <p role="status" className="rc-muted">
             Loading the operation…
           </p>
         )}
@@ -54,7 +54,7 @@ export function OperationView({ id, role }: { id: string; role: Role }) {
         <nav aria-label="Breadcrumb">
           <Link href="/operations">Operations</Link>
           <span aria-hidden="true"> / </span>
-          <span aria-current="page" className={styles.mono}>
+          <span aria-current="page" className="rc-mono">
             {operation.id}
           </span>
         </nav>

@@ -22,7 +22,7 @@ export function OperationsList() {
   return (
     <Section title="Operations" note="Newest first.">
       {query.isPending ? (
-        <p className={styles.muted}>Loading the operations…</p>
+        <p className="rc-muted">Loading the operations…</p>
       ) : query.isError && !query.data ? (
         <ErrorState
           title="The operations could not be loaded"
@@ -34,7 +34,7 @@ export function OperationsList() {
         <EmptyState
           title="No operations yet"
           action={
-            <Link href="/reviews?view=groups" className={styles.nowrap}>
+            <Link href="/reviews?view=groups" className="rc-nowrap">
               Choose records in the queue
             </Link>
           }
@@ -51,7 +51,7 @@ export function OperationsList() {
                 <tr>
                   <th scope="col">Operation</th>
                   <th scope="col">State</th>
-                  <th scope="col" className={styles.num}>
+                  <th scope="col" className="rc-num">
                     Records
                   </th>
                   <th scope="col">Progress</th>
@@ -67,22 +67,21 @@ export function OperationsList() {
                     <tr key={op.id}>
                       <td>
                         <Link href={`/operations/${encodeURIComponent(op.id)}`} prefetch={false}>
-                          {ACTION_LABEL[op.action] ?? op.action} ·{" "}
-                          <span className={styles.mono}>{op.id.slice(0, 8)}</span>
+                          {ACTION_LABEL[op.action] ?? op.action} · <span className="rc-mono">{op.id.slice(0, 8)}</span>
                         </Link>
                       </td>
                       <td>
                         <OperationStateBadge state={op.state} />
                       </td>
-                      <td className={styles.num}>{formatCount(op.total)}</td>
-                      <td className={styles.nowrap}>
+                      <td className="rc-num">{formatCount(op.total)}</td>
+                      <td className="rc-nowrap">
                         {formatCount(finished)} / {formatCount(op.total)}
                         <span className={styles.miniBar} aria-hidden="true">
                           <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
                         </span>
                       </td>
                       <td>{op.createdBy}</td>
-                      <td className={`${styles.mono} ${styles.nowrap}`}>
+                      <td className="rc-mono rc-nowrap">
                         <time dateTime={op.createdAt}>
                           {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
                         </time>

@@ -44,7 +44,7 @@ export function BulkBar({
     >
       <span className={styles.bulkCount} role="status">
         {count === 0 ? (
-          <span className={styles.muted}>Tick records to act on several at once.</span>
+          <span className="rc-muted">Tick records to act on several at once.</span>
         ) : (
           `${numberFormat.format(count)} selected:`
         )}
@@ -79,7 +79,7 @@ export function BulkBar({
             Bulk action on this filter
           </Link>
         ) : (
-          <span className={styles.muted}>Choose a filter to act on all its records.</span>
+          <span className="rc-muted">Choose a filter to act on all its records.</span>
         )}
       </span>
     </div>

@@ -61,13 +61,13 @@ export function CauseGroupsTable({
             <th scope="col">Kind</th>
             <th scope="col">Reason</th>
             <th scope="col">Error class</th>
-            <th scope="col" className={styles.num}>
+            <th scope="col" className="rc-num">
               Records
             </th>
-            <th scope="col" className={styles.num}>
+            <th scope="col" className="rc-num">
               Oldest first seen
             </th>
-            <th scope="col" className={styles.num}>
+            <th scope="col" className="rc-num">
               Newest last seen
             </th>
             <th scope="col">
@@ -92,16 +92,16 @@ export function CauseGroupsTable({
           ) : (
             (groups ?? []).map((group) => (
               <tr key={`${group.kind}\u0000${group.reason}\u0000${group.errorClass}`}>
-                <td title={group.kind ?? undefined}>{group.kind ?? <span className={styles.muted}>no kind</span>}</td>
+                <td title={group.kind ?? undefined}>{group.kind ?? <span className="rc-muted">no kind</span>}</td>
                 <td title={group.reason}>{group.reason}</td>
-                <td className={styles.mono} title={group.errorClass ?? undefined}>
-                  {group.errorClass ?? <span className={styles.muted}>{ERROR_CLASS_NONE}</span>}
+                <td className="rc-mono" title={group.errorClass ?? undefined}>
+                  {group.errorClass ?? <span className="rc-muted">{ERROR_CLASS_NONE}</span>}
                 </td>
-                <td className={styles.num}>{numberFormat.format(group.count)}</td>
-                <td className={styles.num}>
+                <td className="rc-num">{numberFormat.format(group.count)}</td>
+                <td className="rc-num">
                   <Age since={group.oldestFirstSeenAt} now={now} />
                 </td>
-                <td className={styles.num}>
+                <td className="rc-num">
                   <Age since={group.newestLastSeenAt} now={now} />
                 </td>
                 <td>

@@ -30,7 +30,7 @@ function AgeCell({ since }: { since: string }) {
 
 /** Text that may be cut by the column: the full value stays in the tooltip. */
 function Clipped({ text, fallback = "—" }: { text: string | null; fallback?: string }) {
-  if (text === null || text === "") return <span className={styles.muted}>{fallback}</span>;
+  if (text === null || text === "") return <span className="rc-muted">{fallback}</span>;
   return <span title={text}>{text}</span>;
 }
 
@@ -67,28 +67,28 @@ const columns = helper.columns([
         {info.getValue() ?? <em>no message id</em>}
       </Link>
     ),
-    meta: { width: 128, className: styles.mono },
+    meta: { width: 128, className: "rc-mono" },
   }),
   helper.accessor("effectKey", {
     header: "Effect key",
     cell: (info) => <Clipped text={info.getValue()} />,
-    meta: { width: 136, className: styles.mono },
+    meta: { width: 136, className: "rc-mono" },
   }),
   helper.accessor((row) => (row.sequenceKey === null ? null : `${row.sequenceKey}#${row.sequence ?? "?"}`), {
     id: "sequence",
     header: "Sequence",
     cell: (info) => <Clipped text={info.getValue()} />,
-    meta: { width: 116, className: styles.mono },
+    meta: { width: 116, className: "rc-mono" },
   }),
   helper.accessor("attempts", {
     header: "Attempts",
     cell: (info) => info.getValue(),
-    meta: { width: 80, className: styles.num },
+    meta: { width: 80, className: "rc-num" },
   }),
   helper.accessor("firstSeenAt", {
     header: "Age",
     cell: (info) => <AgeCell since={info.getValue()} />,
-    meta: { width: 64, className: styles.num },
+    meta: { width: 64, className: "rc-num" },
   }),
   helper.accessor("requiredCheck", {
     header: "Required check",

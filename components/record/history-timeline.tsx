@@ -33,14 +33,14 @@ export function HistoryTimeline({ history }: { history: ReviewHistoryEntry[] }) 
   return (
     <Section title={`History (${history.length})`}>
       {history.length === 0 ? (
-        <p className={styles.muted}>No history yet.</p>
+        <p className="rc-muted">No history yet.</p>
       ) : (
         <ol className={styles.timeline}>
           {history.map((entry) => (
             <li key={entry.id} className={styles.timelineItem}>
               <div className={styles.timelineHead}>
                 <strong>{entry.action}</strong>
-                <span className={styles.muted}>
+                <span className="rc-muted">
                   {" "}
                   by {entry.actor} · <Time iso={entry.at} />
                 </span>
@@ -49,7 +49,7 @@ export function HistoryTimeline({ history }: { history: ReviewHistoryEntry[] }) 
                 <p className={styles.transition}>
                   {entry.fromStatus ? <StatusBadge status={entry.fromStatus} /> : <span>(new)</span>}
                   <span aria-hidden="true"> → </span>
-                  <span className={styles.visuallyHidden}> to </span>
+                  <span className="rc-visually-hidden"> to </span>
                   {entry.toStatus ? <StatusBadge status={entry.toStatus} /> : <span>(unchanged)</span>}
                 </p>
               ) : null}

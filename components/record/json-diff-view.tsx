@@ -16,7 +16,7 @@ function compact(value: unknown): string {
 /** A table of changes by path; values are text, never markup. */
 export function JsonDiffView({ changes, caption }: { changes: JsonChange[]; caption: string }) {
   if (changes.length === 0) {
-    return <p className={styles.muted}>{caption}: no differences.</p>;
+    return <p className="rc-muted">{caption}: no differences.</p>;
   }
   return (
     <div className={styles.tableScroll}>
@@ -39,14 +39,14 @@ export function JsonDiffView({ changes, caption }: { changes: JsonChange[]; capt
               </td>
               <td className={styles.diffBefore}>
                 {change.kind === "added" ? (
-                  <span className={styles.muted}>(absent)</span>
+                  <span className="rc-muted">(absent)</span>
                 ) : (
                   <code>{compact(change.before)}</code>
                 )}
               </td>
               <td className={styles.diffAfter}>
                 {change.kind === "removed" ? (
-                  <span className={styles.muted}>(absent)</span>
+                  <span className="rc-muted">(absent)</span>
                 ) : (
                   <code>{compact(change.after)}</code>
                 )}

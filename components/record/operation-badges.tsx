@@ -22,7 +22,7 @@ export function RecordOperations({ record }: { record: ReviewDetail }) {
             {op.action} <code className={styles.code}>{op.operationId.slice(0, 8)}</code>
           </Link>{" "}
           ({op.itemState}
-          <span className={styles.muted}>; the operation is {op.operationState}</span>)
+          <span className="rc-muted">; the operation is {op.operationState}</span>)
         </li>
       ))}
     </ul>

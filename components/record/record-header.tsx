@@ -4,7 +4,7 @@ import styles from "./record.module.css";
 import type { ReviewDetail } from "./types";
 
 function Missing() {
-  return <span className={styles.muted}>(missing)</span>;
+  return <span className="rc-muted">(missing)</span>;
 }
 
 function Mono({ value }: { value: string | number | null }) {
@@ -71,7 +71,7 @@ export function RecordHeader({ record }: { record: ReviewDetail }) {
           <dt>Attempts</dt>
           <dd>
             {record.attempts}
-            <span className={styles.muted}>
+            <span className="rc-muted">
               {" "}
               · reported {record.reportCount} {record.reportCount === 1 ? "time" : "times"}
             </span>
@@ -102,7 +102,7 @@ export function RecordHeader({ record }: { record: ReviewDetail }) {
       </dl>
       {record.lastError ? (
         <p className={styles.lastErrorLine}>
-          <span className={styles.muted}>Last error: </span>
+          <span className="rc-muted">Last error: </span>
           <code className={styles.code}>{firstLine(record.lastError)}</code>
         </p>
       ) : null}

@@ -31,7 +31,7 @@ function RefreshStatus({ updatedAt, fetching, error }: { updatedAt: number; fetc
       ) : (
         <span>
           {fetching ? "Refreshing…" : "Live"}
-          <span className={styles.muted}>
+          <span className="rc-muted">
             {" "}
             · refreshes every {REFRESH_MS / 1000} s · as of {asOf}
           </span>

@@ -9,7 +9,7 @@ export function ReplaysSection({ replays }: { replays: ReviewReplay[] }) {
   return (
     <Section title={`Replays (${replays.length})`}>
       {replays.length === 0 ? (
-        <p className={styles.muted}>No replay has been scheduled.</p>
+        <p className="rc-muted">No replay has been scheduled.</p>
       ) : (
         <ol className={styles.plainList}>
           {newestFirst.map((replay) => (

@@ -14,13 +14,13 @@ function RevisionItem({ revision, original }: { revision: ReviewRevision; origin
     <li className={styles.revision}>
       <h3 className={styles.itemTitle}>
         Revision {revision.number}
-        <span className={styles.muted}>
+        <span className="rc-muted">
           {" "}
           by {revision.createdBy} · <Time iso={revision.createdAt} />
         </span>
       </h3>
       <p className={styles.quote}>
-        <span className={styles.muted}>Reason: </span>
+        <span className="rc-muted">Reason: </span>
         {revision.reason}
       </p>
       <JsonDiffView changes={changes} caption={`Revision ${revision.number} against the message as received`} />
@@ -38,7 +38,7 @@ export function RevisionsSection({ record }: { record: ReviewDetail }) {
   return (
     <Section title={`Payload revisions (${record.revisions.length})`}>
       {record.revisions.length === 0 ? (
-        <p className={styles.muted}>
+        <p className="rc-muted">
           No corrections. A replay sends the message as received, with the same id and effectKey.
         </p>
       ) : (

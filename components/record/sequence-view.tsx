@@ -58,7 +58,7 @@ function SlotItem({ slot }: { slot: Slot }) {
 
 function HeldTable({ held, sequenceKey }: { held: HeldRecord[]; sequenceKey: string }) {
   if (held.length === 0) {
-    return <p className={styles.muted}>No other open records on {sequenceKey}.</p>;
+    return <p className="rc-muted">No other open records on {sequenceKey}.</p>;
   }
   const sorted = [...held].sort((a, b) => (a.sequence ?? 0) - (b.sequence ?? 0));
   return (
@@ -151,7 +151,7 @@ export function SequenceView({ record }: { record: ReviewDetail }) {
             {sequenceState ? (
               <>
                 {last}{" "}
-                <span className={styles.muted}>
+                <span className="rc-muted">
                   · <Time iso={sequenceState.updatedAt} />
                 </span>
               </>
@@ -174,7 +174,7 @@ export function SequenceView({ record }: { record: ReviewDetail }) {
             {missing ? (
               <>
                 {rangeText(missing)}{" "}
-                <span className={styles.muted}>
+                <span className="rc-muted">
                   ({plural(missing.to - missing.from + 1, "number")}
                   {inReviewWithinGap.length > 0 ? `, ${inReviewWithinGap.length} of them in review` : ""})
                 </span>

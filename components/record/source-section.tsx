@@ -31,7 +31,7 @@ export function SourceSection({ record }: { record: ReviewDetail }) {
           ))}
         </dl>
       ) : (
-        <p className={styles.muted}>The consumer reported no source.</p>
+        <p className="rc-muted">The consumer reported no source.</p>
       )}
       <h3 className={`${styles.itemTitle} ${styles.spaced}`}>Last error</h3>
       {record.lastError ? (
@@ -39,7 +39,7 @@ export function SourceSection({ record }: { record: ReviewDetail }) {
           {record.lastError}
         </pre>
       ) : (
-        <p className={styles.muted}>None reported.</p>
+        <p className="rc-muted">None reported.</p>
       )}
     </Section>
   );

@@ -28,7 +28,7 @@ export function Chip({ label, count, showCount = true, pressed, className, type 
       <span>{label}</span>
       {showCount ? (
         <span className={styles.chipCount}>
-          <span className={styles.visuallyHidden}>, </span>
+          <span className="rc-visually-hidden">, </span>
           {count === undefined ? "–" : numberFormat.format(count)}
         </span>
       ) : null}

@@ -8,7 +8,7 @@ import styles from "./ui.module.css";
 export function PageSkeleton({ label, columns = 8 }: { label: string; columns?: number }) {
   return (
     <div className={styles.pageSkeleton} role="status">
-      <span className={styles.visuallyHidden}>{label}</span>
+      <span className="rc-visually-hidden">{label}</span>
       <span className={styles.skeletonBar} style={{ width: 220, height: 18 }} aria-hidden="true" />
       <span className={styles.pageSkeletonBlock} aria-hidden="true" />
       <table className={styles.pageSkeletonTable} aria-hidden="true">

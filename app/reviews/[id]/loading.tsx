@@ -6,7 +6,7 @@ export default function Loading() {
   return (
     <AppShell user={null} current="reviews">
       <div className={styles.page} role="status" aria-busy="true">
-        <span className={styles.visuallyHidden}>Loading the record…</span>
+        <span className="rc-visually-hidden">Loading the record…</span>
         <div className={styles.skeletonLine} aria-hidden="true" />
         <div className={styles.skeletonHeader} aria-hidden="true" />
         <div className={styles.skeletonBar} aria-hidden="true" />
