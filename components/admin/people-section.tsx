@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
+import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
@@ -67,7 +68,6 @@ function announce(dialog: Dialog, answer: PersonAnswer): string {
  * password), change role, disable or enable, new password link. Each takes a reason.
  */
 export function PeopleSection({ viewerId }: { viewerId: string }) {
-  const headingId = useId();
   const query = useQuery(peopleOptions());
   const change = usePersonChange();
   const [dialog, setDialog] = useState<Dialog | null>(null);
@@ -87,15 +87,14 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
   }
 
   return (
-    <section className={styles.section} aria-labelledby={headingId}>
-      <div className={styles.sectionHead}>
-        <h2 id={headingId} className={styles.sectionTitle}>
-          People
-        </h2>
+    <Section
+      title="People"
+      actions={
         <Button variant="primary" aria-haspopup="dialog" onClick={() => open({ type: "invite" })}>
           Invite a person…
         </Button>
-      </div>
+      }
+    >
       <p className={styles.lead}>
         Disabling someone or changing their role ends their open sessions at once. Bulk operations and automatic replays
         running on their authority pause when they may no longer start them.
@@ -234,7 +233,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
           ) : null}
         </div>
       </ModalDialog>
-    </section>
+    </Section>
   );
 }
 

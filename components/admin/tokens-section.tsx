@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
+import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import { ROLES } from "@/lib/auth/roles";
@@ -34,7 +35,6 @@ const utc = (iso: string | null, none: string) =>
  * an expired or revoked token is refused (401).
  */
 export function TokensSection() {
-  const headingId = useId();
   const query = useQuery(tokensOptions());
   const issue = useIssueToken();
   const revoke = useRevokeToken();
@@ -59,11 +59,9 @@ export function TokensSection() {
           : "";
 
   return (
-    <section className={styles.section} aria-labelledby={headingId}>
-      <div className={styles.sectionHead}>
-        <h2 id={headingId} className={styles.sectionTitle}>
-          API tokens
-        </h2>
+    <Section
+      title="API tokens"
+      actions={
         <Button
           variant="primary"
           aria-haspopup="dialog"
@@ -74,7 +72,8 @@ export function TokensSection() {
         >
           Create a token…
         </Button>
-      </div>
+      }
+    >
       <p className={styles.lead}>
         Programs send a token as <code>Authorization: Bearer</code>. Only its hash is kept: it is shown once, when it is
         created. Revoking it pauses the bulk operations and automatic replays it started.
@@ -179,7 +178,7 @@ export function TokensSection() {
           ) : null}
         </div>
       </ModalDialog>
-    </section>
+    </Section>
   );
 }
 

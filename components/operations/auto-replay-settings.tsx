@@ -4,6 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import { can, type Role } from "@/lib/auth/roles";
@@ -13,7 +14,6 @@ import { formatCount } from "./model";
 import styles from "./operations.module.css";
 import { autoReplayOptions } from "./queries";
 import { ReasonForm } from "./reason-form";
-import { Section } from "./section";
 import { useSetAutoReplay } from "./use-operation-mutations";
 
 /**

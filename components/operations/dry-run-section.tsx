@@ -3,10 +3,10 @@
 import { useId, useState } from "react";
 import { formatUtc } from "@/components/ui/time";
 import type { OperationView, Verdict } from "@/lib/operations/types";
+import { Section } from "@/components/ui/section";
 import { DryRunTable } from "./dry-run-table";
 import { ItemsList } from "./items-list";
 import styles from "./operations.module.css";
-import { Section } from "./section";
 
 /**
  * The last dry run: what `decide` would say about each record right now, counted by verdict.

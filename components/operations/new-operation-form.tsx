@@ -4,6 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
 import { Button, buttonClassName } from "@/components/ui/button";
+import { Section } from "@/components/ui/section";
 import type { Role } from "@/lib/auth/roles";
 import { ApiRequestError } from "@/lib/client/api";
 import type { OperationAction } from "@/lib/operations/types";
@@ -14,7 +15,6 @@ import { FieldErrorText, type FieldErrors, type IssueLink, type Problem, Problem
 import { RunSettingsFields } from "./replay-settings-fields";
 import type { NewOperationParams } from "./selection-params";
 import { SelectionDescription } from "./selection-text";
-import { Section } from "./section";
 import { useCreateOperation } from "./use-operation-mutations";
 
 const SELECTION_PROBLEM: Record<string, string> = {
@@ -130,7 +130,7 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
 
       <Section title="Selection">
         <SelectionDescription selection={selection} className={styles.selection} />
-        <p className={styles.sectionNote}>
+        <p className={styles.note}>
           The records are frozen when the operation is created, each with its version: a record someone changes
           afterwards is skipped, never overridden.
         </p>
@@ -186,7 +186,7 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
         <Button type="submit" variant="primary" aria-disabled={create.isPending || undefined}>
           {create.isPending ? "Creating…" : "Create the operation"}
         </Button>
-        <span className={styles.sectionNote}>
+        <span className={styles.note}>
           Nothing is done yet: the next page runs a dry run, and the operation starts only once you confirm its numbers.
         </span>
       </div>

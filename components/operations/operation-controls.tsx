@@ -2,6 +2,7 @@
 
 import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { Section } from "@/components/ui/section";
 import type { Role } from "@/lib/auth/roles";
 import type { OperationView } from "@/lib/operations/types";
 import { ConfirmForm } from "./confirm-form";
@@ -10,7 +11,6 @@ import { formatCount } from "./model";
 import styles from "./operations.module.css";
 import { type Problem, ProblemNotice, problemOf } from "./problem";
 import { ReasonForm } from "./reason-form";
-import { Section } from "./section";
 import { useOperationControl } from "./use-operation-mutations";
 
 type Dialog = "confirm" | "pause" | "resume" | "abort";
@@ -134,12 +134,12 @@ export function OperationControls({ operation, role }: { operation: OperationVie
         </div>
       )}
       {controls.includes("confirm") && !dryRun ? (
-        <p id="operation-confirm-hint" className={styles.sectionNote}>
+        <p id="operation-confirm-hint" className={styles.note}>
           Run a dry run first: starting needs its numbers on screen.
         </p>
       ) : null}
       {canary && controls.includes("resume") ? (
-        <p className={styles.sectionNote}>
+        <p className={styles.note}>
           The canary&apos;s {formatCount(operation.canarySize)} records were dispatched. Check their outcomes below,
           then continue or abort.
         </p>

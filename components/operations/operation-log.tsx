@@ -3,11 +3,11 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Button } from "@/components/ui/button";
+import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import styles from "./operations.module.css";
 import { operationLogOptions } from "./queries";
-import { Section } from "./section";
 
 /** The operation's decision-log entries (`details.operationId`), newest first as the API answers them. */
 export function OperationLog({ operationId, live }: { operationId: string; live: number | false }) {

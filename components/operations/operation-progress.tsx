@@ -1,8 +1,8 @@
 import type { ItemState, OperationView } from "@/lib/operations/types";
+import { Section } from "@/components/ui/section";
 import { finishedCount, formatCount, ITEM_STATE_ORDER, percent } from "./model";
 import { ItemStateBadge } from "./operation-badges";
 import styles from "./operations.module.css";
-import { Section } from "./section";
 
 function share(n: number, total: number): string {
   return total > 0 ? `${(n / total) * 100}%` : "0%";

@@ -1,10 +1,10 @@
 import type { ReactNode } from "react";
 import { formatUtc } from "@/components/ui/time";
 import type { OperationView } from "@/lib/operations/types";
+import { Section } from "@/components/ui/section";
 import { ACTION_LABEL, formatCount, percent } from "./model";
 import styles from "./operations.module.css";
 import { SelectionDescription } from "./selection-text";
-import { Section } from "./section";
 
 function When({ iso }: { iso: string | null }) {
   if (!iso) return <span className="rc-muted">—</span>;

@@ -3,13 +3,13 @@
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Button } from "@/components/ui/button";
+import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import { ACTION_LABEL, finishedCount, formatCount, isLive, LIVE_REFRESH_MS } from "./model";
 import { OperationStateBadge } from "./operation-badges";
 import styles from "./operations.module.css";
 import { OPERATIONS_PAGE_SIZE, operationsListOptions } from "./queries";
-import { Section } from "./section";
 
 /** Every bulk operation, newest first; live while one of those shown runs. */
 export function OperationsList() {

@@ -2,11 +2,11 @@
 
 import { useState } from "react";
 import { Field, Select } from "@/components/ui/field";
+import { Section } from "@/components/ui/section";
 import { ITEM_STATES, type OperationView } from "@/lib/operations/types";
 import { ItemsList } from "./items-list";
 import { formatCount } from "./model";
 import styles from "./operations.module.css";
-import { Section } from "./section";
 
 /** Every record of the operation with its state and outcome, filterable by state. */
 export function OutcomesSection({ operation, live }: { operation: OperationView; live: number | false }) {

@@ -1,7 +1,7 @@
 import { isRecord } from "@/lib/contract/envelope";
+import { Section } from "@/components/ui/section";
 import { StatusBadge, Time } from "./badges";
 import styles from "./record.module.css";
-import { Section } from "./section";
 import type { ReviewHistoryEntry } from "./types";
 
 function detailText(value: unknown): string {
@@ -31,7 +31,7 @@ function Details({ details }: { details: unknown }) {
 /** The record's decision history, oldest first: each action, who, why, and the status it moved. */
 export function HistoryTimeline({ history }: { history: ReviewHistoryEntry[] }) {
   return (
-    <Section title={`History (${history.length})`}>
+    <Section title={`History (${history.length})`} layout="flow">
       {history.length === 0 ? (
         <p className="rc-muted">No history yet.</p>
       ) : (

@@ -1,6 +1,6 @@
+import { Section } from "@/components/ui/section";
 import { StateBadge, Time } from "./badges";
 import styles from "./record.module.css";
-import { Section } from "./section";
 import type { ReviewDetail } from "./types";
 
 const STATE_MEANING: Record<string, string> = {
@@ -14,7 +14,7 @@ const STATE_MEANING: Record<string, string> = {
 export function JournalSection({ record }: { record: ReviewDetail }) {
   const { journal } = record;
   return (
-    <Section title="Effect journal">
+    <Section title="Effect journal" layout="flow">
       {record.effectKey === null ? (
         <p>This message has no usable effectKey, so no effect can be recorded for it.</p>
       ) : journal === null ? (

@@ -1,8 +1,8 @@
 "use client";
 
 import { useId, useMemo, useState } from "react";
+import { Section } from "@/components/ui/section";
 import styles from "./record.module.css";
-import { Section } from "./section";
 
 function prettyPrint(text: string): { ok: true; text: string } | { ok: false } {
   try {
@@ -25,6 +25,7 @@ export function MessageSection({ messageText }: { messageText: string }) {
   return (
     <Section
       title="Message as received"
+      layout="flow"
       actions={
         <label className={styles.switch} htmlFor={toggleId}>
           <input

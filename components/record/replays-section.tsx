@@ -1,13 +1,13 @@
+import { Section } from "@/components/ui/section";
 import { StateBadge, Time } from "./badges";
 import styles from "./record.module.css";
-import { Section } from "./section";
 import type { ReviewReplay } from "./types";
 
 /** Every replay scheduled for this record and how it ended; newest first. */
 export function ReplaysSection({ replays }: { replays: ReviewReplay[] }) {
   const newestFirst = [...replays].reverse();
   return (
-    <Section title={`Replays (${replays.length})`}>
+    <Section title={`Replays (${replays.length})`} layout="flow">
       {replays.length === 0 ? (
         <p className="rc-muted">No replay has been scheduled.</p>
       ) : (

@@ -1,11 +1,11 @@
 "use client";
 
 import { useMemo } from "react";
+import { Section } from "@/components/ui/section";
 import { Time } from "./badges";
 import { jsonChanges } from "./json-diff";
 import { JsonDiffView } from "./json-diff-view";
 import styles from "./record.module.css";
-import { Section } from "./section";
 import type { ReviewDetail, ReviewRevision } from "./types";
 
 function RevisionItem({ revision, original }: { revision: ReviewRevision; original: unknown }) {
@@ -36,7 +36,7 @@ function RevisionItem({ revision, original }: { revision: ReviewRevision; origin
 
 export function RevisionsSection({ record }: { record: ReviewDetail }) {
   return (
-    <Section title={`Payload revisions (${record.revisions.length})`}>
+    <Section title={`Payload revisions (${record.revisions.length})`} layout="flow">
       {record.revisions.length === 0 ? (
         <p className="rc-muted">
           No corrections. A replay sends the message as received, with the same id and effectKey.

@@ -1,9 +1,9 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { Section } from "@/components/ui/section";
 import { CategoryBadge, StatusBadge, Time } from "./badges";
 import { plural, rangeText } from "./format";
 import styles from "./record.module.css";
-import { Section } from "./section";
 import { describeSequence, type Slot } from "./sequence-model";
 import type { HeldRecord, ReviewDetail } from "./types";
 
@@ -99,7 +99,7 @@ export function SequenceView({ record }: { record: ReviewDetail }) {
   const { sequenceKey, sequence, sequenceState } = record;
   if (sequenceKey === null || sequence === null) {
     return (
-      <Section title="Sequence">
+      <Section title="Sequence" layout="flow">
         <p>
           This message has no usable {sequenceKey === null ? "sequenceKey" : "sequence number"}, so its place in an
           order cannot be evaluated until the envelope is corrected.
@@ -131,7 +131,7 @@ export function SequenceView({ record }: { record: ReviewDetail }) {
   }
 
   return (
-    <Section title="Sequence">
+    <Section title="Sequence" layout="flow">
       <p className={styles.lead}>{position}</p>
       <ol className={styles.strip} aria-label={`Sequence ${sequenceKey}, from the last applied number`}>
         {slots.map((slot, index) => (

@@ -1,6 +1,6 @@
 import { isRecord } from "@/lib/contract/envelope";
+import { Section } from "@/components/ui/section";
 import styles from "./record.module.css";
-import { Section } from "./section";
 import type { ReviewDetail } from "./types";
 
 const FIELDS = [
@@ -14,7 +14,7 @@ const FIELDS = [
 export function SourceSection({ record }: { record: ReviewDetail }) {
   const source = isRecord(record.source) ? record.source : null;
   return (
-    <Section title="Source and last error">
+    <Section title="Source and last error" layout="flow">
       {source ? (
         <dl className={styles.kv}>
           {FIELDS.map(([key, label]) => (
