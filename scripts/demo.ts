@@ -167,13 +167,11 @@ async function main(): Promise<number> {
 
     while (!stop.signal.aborted && sent.some((id) => !done.has(id))) await pause(200);
     if (!stop.signal.aborted) {
-      const records = await db().$queryRawUnsafe<
+      const records = await db().$queryRaw<
         { id: string; reason: string; sequenceKey: string | null; sequence: string | null }[]
-      >(
-        `SELECT id::text, reason, sequence_key AS "sequenceKey", sequence::text
-           FROM review_records WHERE source->>'transportId' = ANY($1::text[]) ORDER BY seq`,
-        sent,
-      );
+      >`
+        SELECT id::text AS id, reason, sequence_key AS "sequenceKey", sequence::text AS sequence
+          FROM review_records WHERE source->>'transportId' = ANY(${sent}::text[]) ORDER BY seq`;
       const dropped = provider.lookup(`${inv(507)}:reminder-1`);
       console.log(
         `\nAll ${sent.length} entries handled: ${provider.sent.length} emails sent, ${records.length} review records.`,

@@ -22,13 +22,13 @@ function csvChunk(rows: AuditRow[], header: boolean): string {
       Number(row.seq),
       text(row.at),
       text(row.actor),
-      text(row.actor_role),
+      text(row.actorRole),
       text(row.action),
-      text(row.review_id),
-      text(row.effect_key),
+      text(row.reviewId),
+      text(row.effectKey),
       text(row.reason),
       text(row.details),
-      text(row.prev_hash),
+      text(row.prevHash),
       text(row.hash),
     ]),
     {
@@ -54,9 +54,8 @@ function ndjsonChunk(rows: AuditRow[]): string {
  * last seq then): appends during a long download neither extend it forever nor make it ragged.
  */
 export async function exportDecisions(filter: AuditFilter, format: AuditExportFormat): Promise<Response> {
-  const [top] = await db().$queryRawUnsafe<{ last: bigint }[]>(
-    `SELECT coalesce(max(seq), 0)::bigint AS last FROM decision_log`,
-  );
+  const [top] = await db().$queryRaw<{ last: bigint }[]>`
+    SELECT coalesce(max(seq), 0)::bigint AS last FROM decision_log`;
   const upTo = top?.last ?? 0n;
   const encoder = new TextEncoder();
   let after = 0n;
@@ -65,18 +64,10 @@ export async function exportDecisions(filter: AuditFilter, format: AuditExportFo
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        const params: unknown[] = [];
-        const where = auditWhere(filter, params);
-        params.push(after);
-        where.push(`seq > $${params.length}`);
-        params.push(upTo);
-        where.push(`seq <= $${params.length}`);
-        params.push(EXPORT_CHUNK);
-        const rows = await db().$queryRawUnsafe<AuditRow[]>(
-          `SELECT ${AUDIT_COLUMNS} FROM decision_log WHERE ${where.join(" AND ")}
-            ORDER BY seq ASC LIMIT $${params.length}`,
-          ...params,
-        );
+        const rows = await db().$queryRaw<AuditRow[]>`
+          SELECT ${AUDIT_COLUMNS} FROM decision_log
+           WHERE ${auditWhere(filter)} AND seq > ${after} AND seq <= ${upTo}
+           ORDER BY seq ASC LIMIT ${EXPORT_CHUNK}`;
         const text = format === "csv" ? csvChunk(rows, first) : ndjsonChunk(rows);
         first = false;
         if (text) controller.enqueue(encoder.encode(text));

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { auditCursor } from "@/lib/http/seq-cursor";
 import { type AuditEntry, type AuditFilter, type AuditListQuery, DEFAULT_AUDIT_LIMIT } from "./schema";
 
@@ -6,13 +7,13 @@ export interface AuditRow {
   seq: bigint;
   at: string;
   actor: string;
-  actor_role: string | null;
+  actorRole: string | null;
   action: string;
-  review_id: string | null;
-  effect_key: string | null;
+  reviewId: string | null;
+  effectKey: string | null;
   reason: string | null;
   details: string | null;
-  prev_hash: string;
+  prevHash: string;
   hash: string;
 }
 
@@ -20,32 +21,30 @@ export interface AuditRow {
  * `at` is rendered by PostgreSQL with its microseconds, exactly as the hash function renders it
  * (a JS Date would cut it to milliseconds). `details` travels as jsonb's text.
  */
-export const AUDIT_COLUMNS = `seq, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at, actor,
-  actor_role, action, review_id::text AS review_id, effect_key, reason, details::text AS details, prev_hash, hash`;
+export const AUDIT_COLUMNS = Prisma.sql`seq, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at,
+  actor, actor_role AS "actorRole", action, review_id::text AS "reviewId", effect_key AS "effectKey", reason,
+  details::text AS details, prev_hash AS "prevHash", hash`;
 
 /**
- * The WHERE clauses of the filters, with their parameters from `$<first>` on. Each equality filter
- * has a `(column, seq)` index, so a page walks one index backwards from the cursor; `from`/`to`
- * use the `at` index or the primary key, whichever the planner finds cheaper.
+ * The condition the filters put on decision_log: its clauses joined with AND, `TRUE` for no
+ * filter, so it always fits after WHERE. Each equality filter has a `(column, seq)` index, so a
+ * page walks one index backwards from the cursor; `from`/`to` use the `at` index or the primary
+ * key, whichever the planner finds cheaper.
  */
-export function auditWhere(filter: AuditFilter, params: unknown[]): string[] {
-  const where: string[] = [];
-  const add = (clause: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(`$${params.length}`));
-  };
-  if (filter.actor) add((p) => `actor = ${p}`, filter.actor);
-  if (filter.action) add((p) => `action = ${p}`, filter.action);
-  if (filter.reviewId) add((p) => `review_id = ${p}::uuid`, filter.reviewId);
-  if (filter.effectKey) add((p) => `effect_key = ${p}`, filter.effectKey);
+export function auditWhere(filter: AuditFilter): Prisma.Sql {
+  const where: Prisma.Sql[] = [];
+  if (filter.actor) where.push(Prisma.sql`actor = ${filter.actor}`);
+  if (filter.action) where.push(Prisma.sql`action = ${filter.action}`);
+  if (filter.reviewId) where.push(Prisma.sql`review_id = ${filter.reviewId}::uuid`);
+  if (filter.effectKey) where.push(Prisma.sql`effect_key = ${filter.effectKey}`);
   // Spelled as the expression index decision_log_operation_id is, so the planner uses it.
   if (filter.operationId) {
-    add((p) => `details ? 'operationId' AND (details->>'operationId') = ${p}`, filter.operationId);
+    where.push(Prisma.sql`details ? 'operationId' AND (details->>'operationId') = ${filter.operationId}`);
   }
   // Passed as text: PostgreSQL keeps the microseconds a JS Date would drop.
-  if (filter.from) add((p) => `at >= ${p}::timestamptz`, filter.from);
-  if (filter.to) add((p) => `at < ${p}::timestamptz`, filter.to);
-  return where;
+  if (filter.from) where.push(Prisma.sql`at >= ${filter.from}::timestamptz`);
+  if (filter.to) where.push(Prisma.sql`at < ${filter.to}::timestamptz`);
+  return where.length ? Prisma.join(where, " AND ") : Prisma.sql`TRUE`;
 }
 
 export function toAuditEntry(row: AuditRow): AuditEntry {
@@ -53,13 +52,13 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     seq: Number(row.seq),
     at: row.at,
     actor: row.actor,
-    actorRole: row.actor_role,
+    actorRole: row.actorRole,
     action: row.action,
-    reviewId: row.review_id,
-    effectKey: row.effect_key,
+    reviewId: row.reviewId,
+    effectKey: row.effectKey,
     reason: row.reason,
     details: row.details === null ? null : (JSON.parse(row.details) as unknown),
-    prevHash: row.prev_hash,
+    prevHash: row.prevHash,
     hash: row.hash,
   };
 }
@@ -69,21 +68,13 @@ export async function listDecisions(
   query: AuditListQuery,
 ): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_AUDIT_LIMIT;
-  const params: unknown[] = [];
-  const where = auditWhere(query, params);
-  if (query.cursor) {
-    params.push(auditCursor.decode(query.cursor));
-    where.push(`seq < $${params.length}`);
-  }
-  params.push(limit + 1);
-  const rows = await db().$queryRawUnsafe<AuditRow[]>(
-    `SELECT ${AUDIT_COLUMNS}
-       FROM decision_log
-      ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-      ORDER BY seq DESC
-      LIMIT $${params.length}`,
-    ...params,
-  );
+  const before = query.cursor ? Prisma.sql`AND seq < ${auditCursor.decode(query.cursor)}` : Prisma.empty;
+  const rows = await db().$queryRaw<AuditRow[]>`
+    SELECT ${AUDIT_COLUMNS}
+      FROM decision_log
+     WHERE ${auditWhere(query)} ${before}
+     ORDER BY seq DESC
+     LIMIT ${limit + 1}`;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {

@@ -4,11 +4,8 @@ import { db } from "@/lib/db/client";
 // Read from the database at scrape time, not counted in this process: every console process
 // (and a restart) then reports the same truth, and nothing drifts between instances.
 
-interface CountRow {
-  a: string;
-  b: string | null;
-  n: bigint;
-}
+/** A count by one label (`state`, `action`). */
+type CountRow<L extends string> = Record<L, string> & { n: bigint };
 
 export function createMetricsRegistry(): Registry {
   const registry = new Registry();
@@ -19,11 +16,10 @@ export function createMetricsRegistry(): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await db().$queryRawUnsafe<CountRow[]>(
-        `SELECT category::text AS a, reason AS b, count(*) AS n FROM review_records
-          WHERE status IN ('open', 'replay-scheduled', 'replaying') GROUP BY 1, 2`,
-      );
-      for (const r of rows) this.set({ category: r.a, reason: r.b ?? "" }, Number(r.n));
+      const rows = await db().$queryRaw<{ category: string; reason: string | null; n: bigint }[]>`
+        SELECT category::text AS category, reason, count(*) AS n FROM review_records
+         WHERE status IN ('open', 'replay-scheduled', 'replaying') GROUP BY 1, 2`;
+      for (const r of rows) this.set({ category: r.category, reason: r.reason ?? "" }, Number(r.n));
     },
   });
   new Gauge({
@@ -31,9 +27,8 @@ export function createMetricsRegistry(): Registry {
     help: "Age of the oldest open review record, 0 when none",
     registers: [registry],
     async collect() {
-      const [row] = await db().$queryRawUnsafe<{ age: number | null }[]>(
-        `SELECT extract(epoch FROM now() - min(first_seen_at))::float8 AS age FROM review_records WHERE status = 'open'`,
-      );
+      const [row] = await db().$queryRaw<{ age: number | null }[]>`
+        SELECT extract(epoch FROM now() - min(first_seen_at))::float8 AS age FROM review_records WHERE status = 'open'`;
       this.set(row?.age ?? 0);
     },
   });
@@ -44,11 +39,10 @@ export function createMetricsRegistry(): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await db().$queryRawUnsafe<CountRow[]>(
-        `SELECT action AS a, NULL AS b, count(*) AS n FROM decision_log
-          WHERE action LIKE 'review.%' OR action LIKE 'replay.%' GROUP BY 1`,
-      );
-      for (const r of rows) this.set({ action: r.a }, Number(r.n));
+      const rows = await db().$queryRaw<CountRow<"action">[]>`
+        SELECT action, count(*) AS n FROM decision_log
+         WHERE action LIKE 'review.%' OR action LIKE 'replay.%' GROUP BY 1`;
+      for (const r of rows) this.set({ action: r.action }, Number(r.n));
     },
   });
   new Gauge({
@@ -58,10 +52,9 @@ export function createMetricsRegistry(): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await db().$queryRawUnsafe<CountRow[]>(
-        `SELECT state::text AS a, NULL AS b, count(*) AS n FROM replays GROUP BY 1`,
-      );
-      for (const r of rows) this.set({ state: r.a }, Number(r.n));
+      const rows = await db().$queryRaw<CountRow<"state">[]>`
+        SELECT state::text AS state, count(*) AS n FROM replays GROUP BY 1`;
+      for (const r of rows) this.set({ state: r.state }, Number(r.n));
     },
   });
   new Gauge({
@@ -71,10 +64,9 @@ export function createMetricsRegistry(): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await db().$queryRawUnsafe<CountRow[]>(
-        `SELECT state::text AS a, NULL AS b, count(*) AS n FROM bulk_operations GROUP BY 1`,
-      );
-      for (const r of rows) this.set({ state: r.a }, Number(r.n));
+      const rows = await db().$queryRaw<CountRow<"state">[]>`
+        SELECT state::text AS state, count(*) AS n FROM bulk_operations GROUP BY 1`;
+      for (const r of rows) this.set({ state: r.state }, Number(r.n));
     },
   });
   new Gauge({
@@ -84,12 +76,11 @@ export function createMetricsRegistry(): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      const rows = await db().$queryRawUnsafe<CountRow[]>(
-        `SELECT o.state::text AS a, NULL AS b, count(*) AS n
-           FROM bulk_operations o JOIN bulk_operation_items i ON i.operation_id = o.id AND i.state = 'pending'
-          WHERE o.state IN ('running', 'awaiting-continue', 'paused') GROUP BY 1`,
-      );
-      for (const r of rows) this.set({ state: r.a }, Number(r.n));
+      const rows = await db().$queryRaw<CountRow<"state">[]>`
+        SELECT o.state::text AS state, count(*) AS n
+          FROM bulk_operations o JOIN bulk_operation_items i ON i.operation_id = o.id AND i.state = 'pending'
+         WHERE o.state IN ('running', 'awaiting-continue', 'paused') GROUP BY 1`;
+      for (const r of rows) this.set({ state: r.state }, Number(r.n));
     },
   });
   return registry;

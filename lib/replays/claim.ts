@@ -6,16 +6,6 @@ import type { ClaimRequest } from "./schema";
 export const DEFAULT_CLAIM_LIMIT = 10;
 export const DEFAULT_LEASE_SECONDS = 60;
 
-interface ClaimedRow {
-  replay_id: string;
-  review_id: string;
-  revision_number: number;
-  claim_expires_at: Date;
-  envelope: string;
-  message: string;
-  category: string;
-}
-
 /** One claimed replay, for consumers that run in-process (lib/consumer). */
 export interface ClaimedReplay {
   replayId: string;
@@ -31,53 +21,6 @@ export interface ClaimedReplay {
 }
 
 /**
- * Claims due replays for one consumer. A replay is due when its time has come, or when an
- * earlier claim was abandoned (its lease ran out). Within a sequence key, replays go one at a
- * time in sequence order: a replay waits while an earlier one of its key is unfinished or another
- * of its key is claimed. SKIP LOCKED lets consumers claim side by side without taking one twice.
- */
-const CLAIM_SQL = `
-WITH due AS (
-  SELECT r.id
-    FROM replays r
-    JOIN review_records rr ON rr.id = r.review_id
-   WHERE ((r.state = 'scheduled' AND r.run_at <= now())
-          OR (r.state = 'claimed' AND r.claim_expires_at < now()))
-     AND ($3::text[] IS NULL OR rr.kind = ANY($3::text[]))
-     -- A paused bulk operation holds back its replays that no consumer has taken yet.
-     AND (r.operation_id IS NULL OR NOT EXISTS (
-       SELECT 1 FROM bulk_operations op WHERE op.id = r.operation_id AND op.state = 'paused'))
-     AND NOT EXISTS (
-       SELECT 1 FROM replays o
-        WHERE o.sequence_key = r.sequence_key AND o.id <> r.id
-          AND o.state IN ('scheduled', 'claimed')
-          AND (o.sequence < r.sequence OR (o.state = 'claimed' AND o.claim_expires_at >= now())))
-   ORDER BY r.run_at, r.sequence
-   LIMIT $2
-   FOR UPDATE OF r SKIP LOCKED
-), claimed AS (
-  UPDATE replays SET state = 'claimed', claimed_by = $1, claimed_by_actor = $6, claims = claims + 1,
-         claim_expires_at = now() + make_interval(secs => $4)
-    FROM due WHERE replays.id = due.id
-  RETURNING replays.id, replays.review_id, replays.revision_number, replays.claim_expires_at
-), records AS (
-  UPDATE review_records rr SET status = 'replaying', updated_at = now(), version = version + 1
-    FROM claimed WHERE rr.id = claimed.review_id AND rr.status <> 'replaying'
-  RETURNING rr.id
-), history AS (
-  INSERT INTO review_history (review_id, actor, action, to_status, details)
-  SELECT claimed.review_id, $5, 'replay-claimed', 'replaying',
-         jsonb_build_object('replayId', claimed.id, 'consumer', $1::text)
-    FROM claimed
-)
-SELECT c.id::text AS replay_id, c.review_id::text AS review_id, c.revision_number, c.claim_expires_at,
-       COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.message::text AS message,
-       rr.category::text AS category
-  FROM claimed c
-  JOIN review_records rr ON rr.id = c.review_id
-  LEFT JOIN review_revisions rev ON rev.review_id = c.review_id AND rev.number = c.revision_number`;
-
-/**
  * Who holds a claim: the authenticated actor's kind and id, stable and distinct even when two
  * tokens share a name (the label, `token:<name>`, may not be). The consumer name in the request
  * is the claimer's own choice, so it proves nothing.
@@ -87,28 +30,58 @@ export function claimHolder(actor: Actor): string {
 }
 
 /**
- * Claims due replays (see CLAIM_SQL) and returns them parsed, each envelope as its stored text.
- * The claim records `actor` as its holder: only the same actor may report the outcome.
+ * Claims due replays for one consumer, each envelope as its stored text. A replay is due when its
+ * time has come, or when an earlier claim was abandoned (its lease ran out). Within a sequence
+ * key, replays go one at a time in sequence order: a replay waits while an earlier one of its key
+ * is unfinished or another of its key is claimed. SKIP LOCKED lets consumers claim side by side
+ * without taking one twice. The claim records `actor` as its holder: only the same actor may
+ * report the outcome.
  */
 export async function claimDueReplays(request: ClaimRequest, actor: Actor): Promise<ClaimedReplay[]> {
-  const rows = await db().$queryRawUnsafe<ClaimedRow[]>(
-    CLAIM_SQL,
-    request.consumer,
-    request.limit ?? DEFAULT_CLAIM_LIMIT,
-    request.kinds ?? null,
-    request.leaseSeconds ?? DEFAULT_LEASE_SECONDS,
-    actor.label,
-    claimHolder(actor),
-  );
-  return rows.map((row) => ({
-    replayId: row.replay_id,
-    reviewId: row.review_id,
-    revisionNumber: row.revision_number,
-    claimExpiresAt: row.claim_expires_at,
-    envelopeText: row.envelope,
-    messageText: row.message,
-    category: row.category,
-  }));
+  const consumer = request.consumer;
+  const kinds = request.kinds ?? null;
+  return db().$queryRaw<ClaimedReplay[]>`
+WITH due AS (
+  SELECT r.id
+    FROM replays r
+    JOIN review_records rr ON rr.id = r.review_id
+   WHERE ((r.state = 'scheduled' AND r.run_at <= now())
+          OR (r.state = 'claimed' AND r.claim_expires_at < now()))
+     AND (${kinds}::text[] IS NULL OR rr.kind = ANY(${kinds}::text[]))
+     -- A paused bulk operation holds back its replays that no consumer has taken yet.
+     AND (r.operation_id IS NULL OR NOT EXISTS (
+       SELECT 1 FROM bulk_operations op WHERE op.id = r.operation_id AND op.state = 'paused'))
+     AND NOT EXISTS (
+       SELECT 1 FROM replays o
+        WHERE o.sequence_key = r.sequence_key AND o.id <> r.id
+          AND o.state IN ('scheduled', 'claimed')
+          AND (o.sequence < r.sequence OR (o.state = 'claimed' AND o.claim_expires_at >= now())))
+   ORDER BY r.run_at, r.sequence
+   LIMIT ${request.limit ?? DEFAULT_CLAIM_LIMIT}
+   FOR UPDATE OF r SKIP LOCKED
+), claimed AS (
+  UPDATE replays SET state = 'claimed', claimed_by = ${consumer}, claimed_by_actor = ${claimHolder(actor)},
+         claims = claims + 1,
+         claim_expires_at = now() + make_interval(secs => ${request.leaseSeconds ?? DEFAULT_LEASE_SECONDS})
+    FROM due WHERE replays.id = due.id
+  RETURNING replays.id, replays.review_id, replays.revision_number, replays.claim_expires_at
+), records AS (
+  UPDATE review_records rr SET status = 'replaying', updated_at = now(), version = version + 1
+    FROM claimed WHERE rr.id = claimed.review_id AND rr.status <> 'replaying'
+  RETURNING rr.id
+), history AS (
+  INSERT INTO review_history (review_id, actor, action, to_status, details)
+  SELECT claimed.review_id, ${actor.label}, 'replay-claimed', 'replaying',
+         jsonb_build_object('replayId', claimed.id, 'consumer', ${consumer}::text)
+    FROM claimed
+)
+SELECT c.id::text AS "replayId", c.review_id::text AS "reviewId", c.revision_number AS "revisionNumber",
+       c.claim_expires_at AS "claimExpiresAt",
+       COALESCE(rev.envelope::text, rr.message::text) AS "envelopeText", rr.message::text AS "messageText",
+       rr.category::text AS category
+  FROM claimed c
+  JOIN review_records rr ON rr.id = c.review_id
+  LEFT JOIN review_revisions rev ON rev.review_id = c.review_id AND rev.number = c.revision_number`;
 }
 
 /** The claimed replays as JSON text: each envelope exactly as stored (same id, same effectKey). */

@@ -32,10 +32,7 @@ export async function getReview(id: string) {
   const [journal, sequence, message, heldOnKey, operations] = await Promise.all([
     record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
-    client.$queryRawUnsafe<{ text: string }[]>(
-      "SELECT message::text AS text FROM review_records WHERE id = $1::uuid",
-      id,
-    ),
+    client.$queryRaw<{ text: string }[]>`SELECT message::text AS text FROM review_records WHERE id = ${id}::uuid`,
     record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id) : [],
     operationsOfRecord(id),
   ]);
@@ -132,15 +129,13 @@ export async function getReview(id: string) {
 
 /** Other records of the same sequence key still awaiting an outcome: what else the key holds. */
 async function heldRecordsOnKey(sequenceKey: string, exceptId: string) {
-  const rows = await db().$queryRawUnsafe<
+  const rows = await db().$queryRaw<
     { id: string; sequence: bigint | null; status: ReviewStatus; category: string; reason: string }[]
-  >(
-    `SELECT id::text, sequence, status::text, category::text, reason FROM review_records
-      WHERE sequence_key = $1 AND id <> $2::uuid AND status IN ('open', 'replay-scheduled', 'replaying')
-      ORDER BY sequence NULLS LAST, seq LIMIT 100`,
-    sequenceKey,
-    exceptId,
-  );
+  >`
+    SELECT id::text AS id, sequence, status::text AS status, category::text AS category, reason FROM review_records
+     WHERE sequence_key = ${sequenceKey} AND id <> ${exceptId}::uuid
+       AND status IN ('open', 'replay-scheduled', 'replaying')
+     ORDER BY sequence NULLS LAST, seq LIMIT 100`;
   return rows.map((r) => ({ ...r, sequence: num(r.sequence) }));
 }
 

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
+import { reviewFilterSql } from "./filter-sql";
 import { ACTIVE_STATUSES, listQuerySchema } from "./schema";
 
 /**
@@ -25,38 +26,29 @@ export interface ReviewGroup {
 interface GroupRow {
   kind: string | null;
   reason: string;
-  error_class: string | null;
+  errorClass: string | null;
   n: bigint;
   oldest: Date;
   newest: Date;
 }
 
 export async function reviewGroups(query: GroupsQuery): Promise<{ groups: ReviewGroup[]; truncated: boolean }> {
-  const params: unknown[] = [query.status ?? ACTIVE_STATUSES];
-  const where = [`status = ANY($1::"ReviewStatus"[])`];
-  const add = (clause: (placeholder: string) => string, value: unknown) => {
-    params.push(value);
-    where.push(clause(`$${params.length}`));
-  };
-  if (query.category) add((p) => `category = ANY(${p}::"ReviewCategory"[])`, query.category);
-  if (query.kind) add((p) => `kind = ${p}`, query.kind);
-  if (query.reason) add((p) => `reason = ${p}`, query.reason);
-  params.push(MAX_GROUPS + 1);
+  // The list's own filter builder, so a group selects exactly the records its list link shows.
+  const where = reviewFilterSql({ ...query, status: query.status ?? ACTIVE_STATUSES });
   // Ties are broken by the group's key so the order is stable between refreshes.
-  const rows = await db().$queryRawUnsafe<GroupRow[]>(
-    `SELECT kind, reason, error_class, count(*) AS n, min(first_seen_at) AS oldest, max(last_seen_at) AS newest
-       FROM review_records
-      WHERE ${where.join(" AND ")}
-      GROUP BY kind, reason, error_class
-      ORDER BY n DESC, kind NULLS LAST, reason, error_class NULLS LAST
-      LIMIT $${params.length}`,
-    ...params,
-  );
+  const rows = await db().$queryRaw<GroupRow[]>`
+    SELECT kind, reason, error_class AS "errorClass", count(*) AS n, min(first_seen_at) AS oldest,
+           max(last_seen_at) AS newest
+      FROM review_records
+     WHERE ${where}
+     GROUP BY kind, reason, error_class
+     ORDER BY n DESC, kind NULLS LAST, reason, error_class NULLS LAST
+     LIMIT ${MAX_GROUPS + 1}`;
   return {
     groups: rows.slice(0, MAX_GROUPS).map((row) => ({
       kind: row.kind,
       reason: row.reason,
-      errorClass: row.error_class,
+      errorClass: row.errorClass,
       count: Number(row.n),
       oldestFirstSeenAt: row.oldest.toISOString(),
       newestLastSeenAt: row.newest.toISOString(),

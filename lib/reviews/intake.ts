@@ -51,16 +51,43 @@ function prepare({ input, rawMessage }: Report): PreparedReport {
   return { input, messageText: rawMessage ?? canonical, keys, messageKey: messageKeyOf(canonical, keys.id) };
 }
 
+interface IntakeRow {
+  /** The report's position in its round: joined in SQL, so text the database normalises cannot mismatch. */
+  ord: number;
+  id: string;
+  status: ReviewStatus;
+  attempts: number;
+  created: boolean;
+}
+
+type Tx = Pick<Prisma.TransactionClient, "$queryRaw">;
+
 /**
  * One statement per round: upsert the records on the active-message index, add a history entry
  * each, and append each to the decision log, all in the statement's one transaction. The log
- * insert runs last in it, so the chain's lock is held only until the commit right after.
+ * insert runs last in it, so the chain's lock is held only until the commit right after. The
+ * reports travel as one typed array per column (unnest), so a round of 500 is still 17 parameters.
  */
-const INTAKE_SQL = `
+async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Promise<Map<number, IntakeRow>> {
+  const col = <T>(f: (r: PreparedReport, i: number) => T) => reports.map(f);
+  const rows = await tx.$queryRaw<IntakeRow[]>`
 WITH input AS (
   SELECT * FROM unnest(
-    $1::int[], $2::"ReviewCategory"[], $3::text[], $4::text[], $5::int[], $6::text[], $7::text[],
-    $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[], $15::text[]
+    ${col((_, i) => i)}::int[],
+    ${col((r) => r.input.category)}::"ReviewCategory"[],
+    ${col((r) => r.input.reason)}::text[],
+    ${col((r) => r.input.requiredCheck)}::text[],
+    ${col((r) => r.input.attempts)}::int[],
+    ${col((r) => r.input.lastError ?? null)}::text[],
+    ${col((r) => r.messageText)}::text[],
+    ${col((r) => r.messageKey)}::text[],
+    ${col((r) => indexable(r.keys.id))}::text[],
+    ${col((r) => indexable(r.keys.kind))}::text[],
+    ${col((r) => indexable(r.keys.effectKey))}::text[],
+    ${col((r) => indexable(r.keys.sequenceKey))}::text[],
+    ${col((r) => (r.keys.sequence === null ? null : String(r.keys.sequence)))}::bigint[],
+    ${col((r) => indexable(r.keys.schema))}::text[],
+    ${col((r) => (r.input.source ? JSON.stringify(r.input.source) : null))}::text[]
   ) AS t(ord, category, reason, required_check, attempts, last_error, message, message_key,
          message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
 ), up AS (
@@ -86,53 +113,20 @@ WITH input AS (
   RETURNING r.id, r.message_key, r.status::text AS status, r.attempts, r.effect_key, (r.xmax = 0) AS created
 ), history AS (
   INSERT INTO review_history (review_id, actor, action, to_status, reason, details)
-  SELECT up.id, $16, CASE WHEN up.created THEN 'reported' ELSE 'reported-again' END, up.status::"ReviewStatus",
-         i.reason, jsonb_build_object('category', i.category, 'attempts', up.attempts, 'reportedAttempts', i.attempts,
-                                      'lastError', i.last_error, 'source', i.source::jsonb)
+  SELECT up.id, ${actor.label}, CASE WHEN up.created THEN 'reported' ELSE 'reported-again' END,
+         up.status::"ReviewStatus", i.reason,
+         jsonb_build_object('category', i.category, 'attempts', up.attempts, 'reportedAttempts', i.attempts,
+                            'lastError', i.last_error, 'source', i.source::jsonb)
     FROM up JOIN input i USING (message_key)
 ), logged AS (
   INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-  SELECT $16, $17, CASE WHEN up.created THEN 'review.reported' ELSE 'review.reported-again' END,
+  SELECT ${actor.label}, ${actor.role}, CASE WHEN up.created THEN 'review.reported' ELSE 'review.reported-again' END,
          up.id, up.effect_key, i.reason,
          jsonb_build_object('category', i.category, 'attempts', up.attempts, 'messageId', i.message_id,
                             'kind', i.kind, 'source', i.source::jsonb)
     FROM up JOIN input i USING (message_key) ORDER BY i.ord
 )
 SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created FROM up JOIN input i USING (message_key)`;
-
-interface IntakeRow {
-  /** The report's position in its round: joined in SQL, so text the database normalises cannot mismatch. */
-  ord: number;
-  id: string;
-  status: ReviewStatus;
-  attempts: number;
-  created: boolean;
-}
-
-type Tx = Pick<Prisma.TransactionClient, "$queryRawUnsafe">;
-
-async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Promise<Map<number, IntakeRow>> {
-  const col = <T>(f: (r: PreparedReport, i: number) => T) => reports.map(f);
-  const rows = await tx.$queryRawUnsafe<IntakeRow[]>(
-    INTAKE_SQL,
-    col((_, i) => i),
-    col((r) => r.input.category),
-    col((r) => r.input.reason),
-    col((r) => r.input.requiredCheck),
-    col((r) => r.input.attempts),
-    col((r) => r.input.lastError ?? null),
-    col((r) => r.messageText),
-    col((r) => r.messageKey),
-    col((r) => indexable(r.keys.id)),
-    col((r) => indexable(r.keys.kind)),
-    col((r) => indexable(r.keys.effectKey)),
-    col((r) => indexable(r.keys.sequenceKey)),
-    col((r) => (r.keys.sequence === null ? null : String(r.keys.sequence))),
-    col((r) => indexable(r.keys.schema)),
-    col((r) => (r.input.source ? JSON.stringify(r.input.source) : null)),
-    actor.label,
-    actor.role,
-  );
   return new Map(rows.map((row) => [row.ord, row]));
 }
 

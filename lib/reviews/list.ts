@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { reviewFilterSql } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";
 import type { ListQuery, ReviewStatus } from "./schema";
@@ -40,17 +41,17 @@ interface ListRow {
   category: string;
   reason: string;
   kind: string | null;
-  message_id: string | null;
-  effect_key: string | null;
-  sequence_key: string | null;
+  messageId: string | null;
+  effectKey: string | null;
+  sequenceKey: string | null;
   sequence: bigint | null;
   attempts: number;
-  required_check: string;
+  requiredCheck: string;
   version: number;
-  first_seen_at: Date;
-  last_seen_at: Date;
-  error_class: string | null;
-  last_error: string | null;
+  firstSeenAt: Date;
+  lastSeenAt: Date;
+  errorClass: string | null;
+  lastError: string | null;
   ready: boolean;
 }
 
@@ -64,29 +65,27 @@ export const LIST_LAST_ERROR_CHARS = 300;
  */
 export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const params: unknown[] = [];
-  const where = reviewFilterSql(query, params, "r");
-  if (query.cursor) where.push(`seq < $${params.push(reviewCursor.decode(query.cursor))}`);
-  params.push(limit + 1);
+  const before = query.cursor ? Prisma.sql`AND seq < ${reviewCursor.decode(query.cursor)}` : Prisma.empty;
   // `ready` is computed on the page's rows only (the outer query), never on the rows scanned: one
   // primary-key probe of sequence_state per row of the page. (A correlated EXISTS here measured
   // slower than this join.)
-  const sql = `SELECT page.seq, page.id::text AS id, page.status::text AS status, page.category::text AS category,
-      page.reason, page.kind, page.message_id, page.effect_key, page.sequence_key, page.sequence, page.attempts,
-      page.required_check, page.version, page.first_seen_at, page.last_seen_at, page.error_class,
-      left(page.last_error, ${LIST_LAST_ERROR_CHARS}) AS last_error,
+  const rows = await db().$queryRaw<ListRow[]>`
+    SELECT page.seq, page.id::text AS id, page.status::text AS status, page.category::text AS category,
+      page.reason, page.kind, page.message_id AS "messageId", page.effect_key AS "effectKey",
+      page.sequence_key AS "sequenceKey", page.sequence, page.attempts, page.required_check AS "requiredCheck",
+      page.version, page.first_seen_at AS "firstSeenAt", page.last_seen_at AS "lastSeenAt",
+      page.error_class AS "errorClass", left(page.last_error, ${LIST_LAST_ERROR_CHARS}::int) AS "lastError",
       COALESCE(page.status = 'open' AND page.category = 'sequence-gap' AND page.reason = 'sequence-gap'
         AND page.sequence IS NOT NULL
         AND key_state.last_sequence >= page.sequence - 1, false) AS ready
     FROM (SELECT seq, id, status, category, reason, kind, message_id, effect_key, sequence_key, sequence, attempts,
                  required_check, version, first_seen_at, last_seen_at, error_class, last_error
             FROM review_records r
-          ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
-          ORDER BY seq DESC
-          LIMIT $${params.length}) page
+           WHERE ${reviewFilterSql(query, Prisma.sql`r`)} ${before}
+           ORDER BY seq DESC
+           LIMIT ${limit + 1}) page
     LEFT JOIN sequence_state key_state ON key_state.sequence_key = page.sequence_key
     ORDER BY page.seq DESC`;
-  const rows = await db().$queryRawUnsafe<ListRow[]>(sql, ...params);
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   return {
@@ -102,17 +101,17 @@ function toListItem(row: ListRow): ReviewQueueItem {
     category: row.category,
     reason: row.reason,
     kind: row.kind,
-    messageId: row.message_id,
-    effectKey: row.effect_key,
-    sequenceKey: row.sequence_key,
+    messageId: row.messageId,
+    effectKey: row.effectKey,
+    sequenceKey: row.sequenceKey,
     sequence: row.sequence === null ? null : Number(row.sequence),
     attempts: row.attempts,
-    requiredCheck: row.required_check,
+    requiredCheck: row.requiredCheck,
     version: row.version,
-    firstSeenAt: row.first_seen_at.toISOString(),
-    lastSeenAt: row.last_seen_at.toISOString(),
-    errorClass: row.error_class,
-    lastError: row.last_error,
+    firstSeenAt: row.firstSeenAt.toISOString(),
+    lastSeenAt: row.lastSeenAt.toISOString(),
+    errorClass: row.errorClass,
+    lastError: row.lastError,
     ready: row.ready,
   };
 }

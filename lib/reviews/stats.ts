@@ -21,13 +21,11 @@ interface Row {
 export async function reviewStats(): Promise<ReviewStats> {
   const client = db();
   const [rows, oldest] = await Promise.all([
-    client.$queryRawUnsafe<Row[]>(
-      `SELECT status::text AS status, category::text AS category, reason, count(*) AS n
-         FROM review_records GROUP BY 1, 2, 3`,
-    ),
-    client.$queryRawUnsafe<{ since: Date | null }[]>(
-      `SELECT min(first_seen_at) AS since FROM review_records WHERE status = 'open'`,
-    ),
+    client.$queryRaw<Row[]>`
+      SELECT status::text AS status, category::text AS category, reason, count(*) AS n
+        FROM review_records GROUP BY 1, 2, 3`,
+    client.$queryRaw<{ since: Date | null }[]>`
+      SELECT min(first_seen_at) AS since FROM review_records WHERE status = 'open'`,
   ]);
   const stats: ReviewStats = {
     total: 0,
