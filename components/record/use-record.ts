@@ -21,22 +21,14 @@ export function useRecord(id: string) {
   return useQuery(recordQuery(id));
 }
 
-/** The fresh record a 409 carries, when it carries one. */
+/**
+ * The fresh record a 409 carries: every conflict of the actions API answers with the record as
+ * it now is, its `message` parsed (lib/http/review-responses.ts, withFreshRecord).
+ */
 export function freshRecordOf(error: unknown): ReviewDetail | null {
   if (!(error instanceof ApiRequestError)) return null;
-  const body = error.body as { record?: unknown } | null;
-  const record = body?.record;
+  const record = (error.body as { record?: unknown } | null)?.record;
   if (!record || typeof record !== "object" || !("version" in record)) return null;
-  // The 409 carries the record without the parsed `message`; rebuild it from the exact text.
-  if (!("message" in record) && "messageText" in record && typeof record.messageText === "string") {
-    let message: unknown = null;
-    try {
-      message = JSON.parse(record.messageText);
-    } catch {
-      message = null;
-    }
-    return { ...(record as Omit<ReviewDetail, "message">), message };
-  }
   return record as ReviewDetail;
 }
 
@@ -59,8 +51,6 @@ export function useRecordAction(id: string) {
       if (fresh) {
         await queryClient.cancelQueries({ queryKey: key });
         queryClient.setQueryData(key, fresh);
-      } else if (error instanceof ApiRequestError && error.status === 409) {
-        await queryClient.invalidateQueries({ queryKey: key });
       }
     },
     onSettled: () =>

@@ -1,3 +1,4 @@
+import { Refusal } from "@/lib/domain/refusal";
 import { claimDueReplays, type ClaimedReplay } from "@/lib/replays/claim";
 import { reportReplayOutcome } from "@/lib/replays/outcome";
 import type { OutcomeRequest } from "@/lib/replays/schema";
@@ -154,10 +155,12 @@ export class ReplayWorker {
   }
 
   private async report(item: ClaimedReplay, request: OutcomeRequest): Promise<void> {
-    const result = await reportReplayOutcome(item.replayId, request, this.runtime.actor);
-    if (!result.ok) {
+    try {
+      await reportReplayOutcome(item.replayId, request, this.runtime.actor);
+    } catch (error) {
+      if (!(error instanceof Refusal)) throw error;
       // Another consumer took the replay over after our claim ran out and reported first.
-      this.runtime.log.warn({ replayId: item.replayId, code: result.code }, result.message);
+      this.runtime.log.warn({ replayId: item.replayId, code: error.code }, error.message);
     }
   }
 }

@@ -1,7 +1,8 @@
 import type { Actor } from "@/lib/auth/actor";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
-import { recordRefusal } from "@/lib/http/refusal-log";
+import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
+import { Prisma } from "@/lib/generated/prisma/client";
 import type { ReplayState } from "@/lib/generated/prisma/enums";
 import { dbStatus } from "@/lib/reviews/detail";
 import type { ReviewStatus } from "@/lib/reviews/schema";
@@ -9,9 +10,13 @@ import { recordOperationOutcome } from "@/lib/operations/items-state";
 import { claimHolder } from "./claim";
 import type { OutcomeRequest } from "./schema";
 
-export type OutcomeResult =
-  | { ok: true; replayId: string; reviewId: string; recordStatus: ReviewStatus }
-  | { ok: false; status: 403 | 404 | 409; code: string; message: string };
+/** What a reported outcome did. Every "no" is a thrown Refusal instead (lib/domain/refusal.ts). */
+export interface OutcomeResult {
+  ok: true;
+  replayId: string;
+  reviewId: string;
+  recordStatus: ReviewStatus;
+}
 
 // A replay's outcome sets the record's final state (CONTRACT.md): applied or suppressed as a
 // duplicate resolve it; held again (routed) or failed send it back to open, one attempt more.
@@ -28,64 +33,51 @@ export async function reportReplayOutcome(
   actor: Actor,
 ): Promise<OutcomeResult> {
   return db().$transaction(async (tx) => {
-    const rows = await tx.$queryRawUnsafe<
+    const rows = await tx.$queryRaw<
       {
         state: string;
-        review_id: string;
-        effect_key: string | null;
+        reviewId: string;
+        effectKey: string | null;
         status: string;
-        operation_id: string | null;
-        claimed_by: string | null;
-        claimed_by_actor: string | null;
+        operationId: string | null;
+        claimedBy: string | null;
+        claimedByActor: string | null;
       }[]
-    >(
-      `SELECT r.state::text, r.review_id::text, rr.effect_key, rr.status::text, r.operation_id::text,
-              r.claimed_by, r.claimed_by_actor
-         FROM replays r JOIN review_records rr ON rr.id = r.review_id
-        WHERE r.id = $1::uuid FOR UPDATE OF r, rr`,
-      replayId,
-    );
+    >`
+      SELECT r.state::text AS state, r.review_id::text AS "reviewId", rr.effect_key AS "effectKey",
+             rr.status::text AS status, r.operation_id::text AS "operationId",
+             r.claimed_by AS "claimedBy", r.claimed_by_actor AS "claimedByActor"
+        FROM replays r JOIN review_records rr ON rr.id = r.review_id
+       WHERE r.id = ${replayId}::uuid FOR UPDATE OF r, rr`;
     const replay = rows[0];
-    if (!replay) return { ok: false, status: 404, code: "not-found", message: `no replay ${replayId}` };
+    if (!replay) throw notFound(`no replay ${replayId}`);
     if (replay.state !== "claimed") {
-      return {
-        ok: false,
-        status: 409,
-        code: "not-claimed",
-        message: `replay ${replayId} is ${replay.state}, not claimed`,
-      };
+      throw conflict("not-claimed", `replay ${replayId} is ${replay.state}, not claimed`);
     }
     // Whoever holds the claim ran the replay; anyone else's word on its outcome would decide the
     // record's fate without having run it (a forged "applied" would resolve a record whose
     // effect never happened). Checked under the row lock, so a re-claim cannot slip in between.
-    if (replay.claimed_by_actor !== claimHolder(actor)) {
-      // The refusal is the transaction's only write: the replay and its record stay as they were.
-      // The reason names no ids, so a flood of such refusals coalesces (lib/http/refusal-log.ts).
-      await recordRefusal(
+    if (replay.claimedByActor !== claimHolder(actor)) {
+      // Thrown before any write, so the replay and its record stay as they were. The reason
+      // names no ids, so a flood of such refusals coalesces (lib/http/refusal-log.ts).
+      throw forbidden(
+        "not-claim-holder",
+        `replay ${replayId} is claimed by another consumer; only the claim holder may report its outcome`,
         {
-          actor,
-          route: "POST /api/v1/replays/[replayId]/outcome",
           reason: "the replay is claimed by another consumer; only the claim holder reports its outcome",
-          reviewId: replay.review_id,
-          effectKey: replay.effect_key,
+          reviewId: replay.reviewId,
+          effectKey: replay.effectKey,
           details: {
             rule: "claim-holder",
             replayId,
             outcome: request.outcome,
             // Who holds it, for the auditor (an id, no secret); the caller's answer leaves it out.
-            claimedBy: replay.claimed_by,
-            claimHolder: replay.claimed_by_actor,
-            ...(replay.operation_id ? { operationId: replay.operation_id } : {}),
+            claimedBy: replay.claimedBy,
+            claimHolder: replay.claimedByActor,
+            ...(replay.operationId ? { operationId: replay.operationId } : {}),
           },
         },
-        tx,
       );
-      return {
-        ok: false,
-        status: 403,
-        code: "not-claim-holder",
-        message: `replay ${replayId} is claimed by another consumer; only the claim holder may report its outcome`,
-      };
     }
     const recordStatus = RECORD_STATUS[request.outcome];
     const heldAgain = recordStatus === "open";
@@ -98,23 +90,21 @@ export async function reportReplayOutcome(
         claimExpiresAt: null,
       },
     });
-    await tx.$executeRawUnsafe(
-      `UPDATE review_records SET status = $2::"ReviewStatus", version = version + 1, updated_at = now(),
-              attempts = attempts + $3, last_seen_at = CASE WHEN $3 = 1 THEN now() ELSE last_seen_at END,
-              reason = COALESCE($4, reason), required_check = COALESCE($5, required_check),
-              last_error = COALESCE($6, last_error)
-        WHERE id = $1::uuid`,
-      replay.review_id,
-      recordStatus,
-      heldAgain ? 1 : 0,
-      heldAgain ? (request.reason ?? null) : null,
-      heldAgain ? (request.requiredCheck ?? null) : null,
-      heldAgain ? (request.detail ?? null) : null,
-    );
+    // Held again, the record counts one attempt more and takes the new reason, check and error.
+    const again = heldAgain
+      ? Prisma.sql`attempts = attempts + 1, last_seen_at = now(),
+          reason = COALESCE(${request.reason ?? null}, reason),
+          required_check = COALESCE(${request.requiredCheck ?? null}, required_check),
+          last_error = COALESCE(${request.detail ?? null}, last_error),`
+      : Prisma.empty;
+    await tx.$executeRaw`
+      UPDATE review_records SET ${again} status = ${recordStatus}::"ReviewStatus", version = version + 1,
+             updated_at = now()
+       WHERE id = ${replay.reviewId}::uuid`;
     const details = { replayId, outcome: request.outcome, detail: request.detail ?? null };
     await tx.reviewHistory.create({
       data: {
-        reviewId: replay.review_id,
+        reviewId: replay.reviewId,
         actor: actor.label,
         action: `replay-${request.outcome}`,
         fromStatus: dbStatus(replay.status as ReviewStatus),
@@ -128,12 +118,12 @@ export async function reportReplayOutcome(
       actor: actor.label,
       actorRole: actor.role,
       action: `replay.${request.outcome}`,
-      reviewId: replay.review_id,
-      effectKey: replay.effect_key,
+      reviewId: replay.reviewId,
+      effectKey: replay.effectKey,
       reason: request.reason ?? null,
-      details: { ...details, recordStatus, ...(replay.operation_id ? { operationId: replay.operation_id } : {}) },
+      details: { ...details, recordStatus, ...(replay.operationId ? { operationId: replay.operationId } : {}) },
     });
     for (const entry of operationEntries) await appendDecision(tx, entry);
-    return { ok: true, replayId, reviewId: replay.review_id, recordStatus };
+    return { ok: true, replayId, reviewId: replay.reviewId, recordStatus };
   });
 }

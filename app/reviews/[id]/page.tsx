@@ -6,9 +6,9 @@ import { RecordView } from "@/components/record/record-view";
 import type { ReviewDetail } from "@/components/record/types";
 import { requireUser } from "@/lib/auth/session";
 import { reviewKeys } from "@/lib/client/query-keys";
+import { isUuid } from "@/lib/domain/ids";
 import { getReview } from "@/lib/reviews/detail";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { withParsedMessage } from "@/lib/reviews/message-text";
 
 interface Props {
   params: Promise<{ id: string }>;
@@ -18,16 +18,9 @@ export const metadata: Metadata = { title: "Review record · Review Console" };
 
 /** The record as GET /api/v1/reviews/{id} answers it, so the browser's refreshes find the same shape. */
 async function loadDetail(id: string): Promise<ReviewDetail | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const record = await getReview(id);
-  if (!record) return null;
-  let message: unknown = null;
-  try {
-    message = JSON.parse(record.messageText);
-  } catch {
-    message = null;
-  }
-  return { ...record, message };
+  return record && withParsedMessage(record);
 }
 
 export default async function ReviewRecordPage({ params }: Props) {

@@ -1,8 +1,9 @@
 import type { Actor } from "@/lib/auth/actor";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { type ActionRefusal, type ActionRequest, actionRefusal } from "../action-rules";
+import { type ActionRequest, actionRefusal } from "../action-rules";
 import { dbStatus } from "../detail";
 import type { ReviewStatus } from "../schema";
 import { markOperationItems } from "@/lib/operations/items-state";
@@ -16,24 +17,21 @@ export interface LockedRecord {
   category: string;
   version: number;
   message: unknown;
-  effect_key: string | null;
-  sequence_key: string | null;
+  effectKey: string | null;
+  sequenceKey: string | null;
   sequence: string | null;
-  message_id: string | null;
+  messageId: string | null;
   kind: string | null;
 }
 
-/** An expected refusal: the route turns it into its status, code and message. */
-export type ActionOutcome =
-  | { ok: true; replayId?: string }
-  | {
-      ok: false;
-      status: 403 | 404 | 409 | 422;
-      code: string;
-      message: string;
-      issues?: { path: string; message: string }[];
-      refusal?: ActionRefusal;
-    };
+/**
+ * What a done action did. Every "no" is a thrown Refusal instead (lib/domain/refusal.ts); `ok`
+ * stays so that callers written against the earlier outcome type keep reading the same field.
+ */
+export interface ActionOutcome {
+  ok: true;
+  replayId?: string;
+}
 
 interface Change {
   toStatus: ReviewStatus;
@@ -48,23 +46,11 @@ export interface ActionContext {
   operationId?: string;
 }
 
-const refused = (status: 409 | 422, code: string, message: string, issues?: { path: string; message: string }[]) =>
-  ({ ok: false, status, code, message, issues }) as const;
-
-/**
- * A refusal found after the action began writing: the transaction must roll back. performAction
- * does that; a caller of performActionInTx catches it and rolls back itself (to a savepoint).
- */
-export class ActionRefused extends Error {
-  constructor(readonly outcome: Extract<ActionOutcome, { ok: false }>) {
-    super(outcome.message);
-  }
-}
-
 /**
  * One action on one record, in one transaction: lock the record, check its version and the
  * rules, make the change (journal, sequence, revision, replay), bump the version, write the
  * history entry, and append the decision-log entry last (it holds the chain's lock until commit).
+ * A refusal is thrown, and rolls back whatever the action had written.
  */
 export async function performAction(
   recordId: string,
@@ -72,19 +58,12 @@ export async function performAction(
   actor: Actor,
   context: ActionContext = {},
 ): Promise<ActionOutcome> {
-  try {
-    return await db().$transaction((tx) => performActionInTx(tx, recordId, request, actor, context), {
-      timeout: 15_000,
-    });
-  } catch (error) {
-    if (error instanceof ActionRefused) return error.outcome;
-    throw error;
-  }
+  return db().$transaction((tx) => performActionInTx(tx, recordId, request, actor, context), { timeout: 15_000 });
 }
 
 /**
- * performAction inside the caller's transaction. Returns the expected refusals that come before
- * any write; throws ActionRefused for those found later, so the caller rolls back.
+ * performAction inside the caller's transaction. A refusal is thrown, possibly after the action
+ * began writing: a caller that goes on with its transaction rolls back itself (to a savepoint).
  */
 export async function performActionInTx(
   tx: Tx,
@@ -93,37 +72,28 @@ export async function performActionInTx(
   actor: Actor,
   context: ActionContext = {},
 ): Promise<ActionOutcome> {
-  const rows = await tx.$queryRawUnsafe<LockedRecord[]>(
-    `SELECT id::text, status::text, category::text, version, message, effect_key, sequence_key,
-            sequence::text, message_id, kind
-       FROM review_records WHERE id = $1::uuid FOR UPDATE`,
-    recordId,
-  );
+  const rows = await tx.$queryRaw<LockedRecord[]>`
+    SELECT id::text AS id, status::text AS status, category::text AS category, version, message,
+           effect_key AS "effectKey", sequence_key AS "sequenceKey", sequence::text AS sequence,
+           message_id AS "messageId", kind
+      FROM review_records WHERE id = ${recordId}::uuid FOR UPDATE`;
   const record = rows[0];
-  if (!record) return { ok: false, status: 404, code: "not-found", message: `no review record ${recordId}` };
+  if (!record) throw notFound(`no review record ${recordId}`);
   if (record.version !== request.expectedVersion) {
-    return refused(
-      409,
+    throw conflict(
       "stale-version",
       `the record changed (version ${record.version}, you saw ${request.expectedVersion}); review it again`,
     );
   }
   const refusal = actionRefusal(request.action, record, actor.role);
   if (refusal === "role") {
-    return {
-      ok: false,
-      status: 403,
-      code: "forbidden",
-      message: `role ${actor.role} may not ${request.action}`,
-      refusal,
-    };
+    throw forbidden("forbidden", `role ${actor.role} may not ${request.action}`, {
+      reviewId: recordId,
+      details: { action: request.action },
+    });
   }
   if (refusal) {
-    return refused(
-      409,
-      "not-allowed",
-      `${request.action} is not possible on a ${record.status} ${record.category} record`,
-    );
+    throw conflict("not-allowed", `${request.action} is not possible on a ${record.status} ${record.category} record`);
   }
   const change = await apply(tx, record, request, actor, context);
   if (context.operationId) change.details = { ...change.details, operationId: context.operationId };
@@ -151,7 +121,7 @@ export async function performActionInTx(
     actorRole: actor.role,
     action: `review.${request.action}`,
     reviewId: record.id,
-    effectKey: record.effect_key,
+    effectKey: record.effectKey,
     reason: request.reason,
     details: {
       ...change.details,
@@ -189,7 +159,7 @@ async function apply(
     case "correct-and-replay": {
       const latest = await latestEnvelope(tx, record);
       const corrected = correctedEnvelope(latest.envelope, { payload: request.payload, envelope: request.envelope });
-      if (!corrected.ok) throw new ActionRefused(refused(422, corrected.code, corrected.message, corrected.issues));
+      if (!corrected.ok) throw unprocessable(corrected.code, corrected.message, { issues: corrected.issues });
       const number = latest.number + 1;
       await tx.reviewRevision.create({
         data: {
@@ -219,7 +189,7 @@ async function apply(
     case "confirm-not-applied": {
       // The provider says the effect never happened: clear the journal entry so the replay may
       // create it, under the same effectKey (the provider's idempotency key).
-      if (record.effect_key) await tx.effectJournal.deleteMany({ where: { effectKey: record.effect_key } });
+      if (record.effectKey) await tx.effectJournal.deleteMany({ where: { effectKey: record.effectKey } });
       const replay = await scheduleReplay(tx, record, actor, { runAt: request.runAt });
       return {
         toStatus: "replay-scheduled",
@@ -240,22 +210,16 @@ async function latestEnvelope(tx: Tx, record: LockedRecord): Promise<{ number: n
 
 /** A correction may supply keys an invalid message lacked; the record's indexed copies follow. */
 async function fillMissingKeys(tx: Tx, record: LockedRecord, envelope: Record<string, unknown>): Promise<void> {
-  await tx.$executeRawUnsafe(
-    `UPDATE review_records SET
-       message_id = COALESCE(message_id, $2), kind = COALESCE(kind, $3), effect_key = COALESCE(effect_key, $4),
-       sequence_key = COALESCE(sequence_key, $5), sequence = COALESCE(sequence, $6::bigint),
-       payload_schema = $7
-     WHERE id = $1::uuid`,
-    record.id,
-    envelope.id,
-    envelope.kind,
-    envelope.effectKey,
-    envelope.sequenceKey,
-    String(envelope.sequence),
-    (envelope.payload as { schema?: string }).schema ?? null,
-  );
-  record.effect_key ??= envelope.effectKey as string;
-  record.sequence_key ??= envelope.sequenceKey as string;
+  await tx.$executeRaw`
+    UPDATE review_records SET
+       message_id = COALESCE(message_id, ${envelope.id}), kind = COALESCE(kind, ${envelope.kind}),
+       effect_key = COALESCE(effect_key, ${envelope.effectKey}),
+       sequence_key = COALESCE(sequence_key, ${envelope.sequenceKey}),
+       sequence = COALESCE(sequence, ${String(envelope.sequence)}::bigint),
+       payload_schema = ${(envelope.payload as { schema?: string }).schema ?? null}
+     WHERE id = ${record.id}::uuid`;
+  record.effectKey ??= envelope.effectKey as string;
+  record.sequenceKey ??= envelope.sequenceKey as string;
   record.sequence ??= String(envelope.sequence);
 }
 
@@ -276,7 +240,7 @@ async function scheduleReplay(tx: Tx, record: LockedRecord, actor: Actor, plan: 
       reviewId: record.id,
       revisionNumber: number,
       runAt: runAt ? new Date(runAt) : new Date(),
-      sequenceKey: (keys?.sequenceKey as string | undefined) ?? record.sequence_key,
+      sequenceKey: (keys?.sequenceKey as string | undefined) ?? record.sequenceKey,
       sequence: typeof sequence === "number" || typeof sequence === "string" ? BigInt(sequence) : null,
       createdBy: actor.label,
       operationId: plan.operationId ?? null,
@@ -286,55 +250,45 @@ async function scheduleReplay(tx: Tx, record: LockedRecord, actor: Actor, plan: 
 
 /** The row lock of a sequence key, created at 0 when the key was never seen. */
 async function lockSequence(tx: Tx, sequenceKey: string): Promise<number> {
-  await tx.$executeRawUnsafe(
-    `INSERT INTO sequence_state (sequence_key) VALUES ($1) ON CONFLICT (sequence_key) DO NOTHING`,
-    sequenceKey,
-  );
-  const rows = await tx.$queryRawUnsafe<{ last: string }[]>(
-    `SELECT last_sequence::text AS last FROM sequence_state WHERE sequence_key = $1 FOR UPDATE`,
-    sequenceKey,
-  );
+  await tx.$executeRaw`
+    INSERT INTO sequence_state (sequence_key) VALUES (${sequenceKey}) ON CONFLICT (sequence_key) DO NOTHING`;
+  const rows = await tx.$queryRaw<{ last: string }[]>`
+    SELECT last_sequence::text AS last FROM sequence_state WHERE sequence_key = ${sequenceKey} FOR UPDATE`;
   return Number(rows[0]!.last);
 }
 
 async function setLastSequence(tx: Tx, sequenceKey: string, last: number): Promise<void> {
-  await tx.$executeRawUnsafe(
-    `UPDATE sequence_state SET last_sequence = $2::bigint, updated_at = now() WHERE sequence_key = $1`,
-    sequenceKey,
-    String(last),
-  );
+  await tx.$executeRaw`
+    UPDATE sequence_state SET last_sequence = ${String(last)}::bigint, updated_at = now()
+     WHERE sequence_key = ${sequenceKey}`;
 }
 
 async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
   const details: Record<string, Prisma.InputJsonValue | null> = {};
-  if (record.effect_key) {
-    const journal = await tx.effectJournal.findUnique({ where: { effectKey: record.effect_key } });
+  if (record.effectKey) {
+    const journal = await tx.effectJournal.findUnique({ where: { effectKey: record.effectKey } });
     // Cancelling cannot undo an effect that exists; the record would then lie about it.
     if (journal?.state === "applied") {
-      throw new ActionRefused(
-        refused(409, "effect-applied", `effect ${record.effect_key} is already applied; it cannot be cancelled`),
-      );
+      throw conflict("effect-applied", `effect ${record.effectKey} is already applied; it cannot be cancelled`);
     }
     await tx.effectJournal.upsert({
-      where: { effectKey: record.effect_key },
+      where: { effectKey: record.effectKey },
       create: {
-        effectKey: record.effect_key,
+        effectKey: record.effectKey,
         state: "cancelled",
-        messageId: record.message_id,
+        messageId: record.messageId,
         kind: record.kind,
-        sequenceKey: record.sequence_key,
+        sequenceKey: record.sequenceKey,
         sequence: record.sequence === null ? null : BigInt(record.sequence),
       },
       update: { state: "cancelled", leaseExpiresAt: null, updatedAt: new Date() },
     });
     details.journal = "cancelled";
   }
-  const pending = await tx.$queryRawUnsafe<{ id: string }[]>(
-    `UPDATE replays SET state = 'cancelled', completed_at = now(), detail = 'cancelled with the record'
-      WHERE review_id = $1::uuid AND state IN ('scheduled', 'claimed')
-      RETURNING id::text`,
-    record.id,
-  );
+  const pending = await tx.$queryRaw<{ id: string }[]>`
+    UPDATE replays SET state = 'cancelled', completed_at = now(), detail = 'cancelled with the record'
+     WHERE review_id = ${record.id}::uuid AND state IN ('scheduled', 'claimed')
+     RETURNING id::text AS id`;
   details.replaysCancelled = pending.length;
   // A replay a bulk operation scheduled ends here: its item says so (docs/operations.md), and an
   // operation with nothing left to wait for completes.
@@ -345,10 +299,10 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
     "an owner cancelled the record while its replay waited",
   );
   // A cancelled message that was next in its sequence consumes its slot, so its successors flow.
-  if (record.sequence_key && record.sequence !== null) {
-    const last = await lockSequence(tx, record.sequence_key);
+  if (record.sequenceKey && record.sequence !== null) {
+    const last = await lockSequence(tx, record.sequenceKey);
     if (Number(record.sequence) === last + 1) {
-      await setLastSequence(tx, record.sequence_key, last + 1);
+      await setLastSequence(tx, record.sequenceKey, last + 1);
       details.sequenceAdvancedTo = last + 1;
     }
   }
@@ -356,28 +310,28 @@ async function cancel(tx: Tx, record: LockedRecord): Promise<Change> {
 }
 
 async function confirmApplied(tx: Tx, record: LockedRecord, providerRef: string): Promise<Change> {
-  if (!record.effect_key) {
-    throw new ActionRefused(refused(409, "not-allowed", "the record has no effectKey to confirm"));
+  if (!record.effectKey) {
+    throw conflict("not-allowed", "the record has no effectKey to confirm");
   }
   await tx.effectJournal.upsert({
-    where: { effectKey: record.effect_key },
+    where: { effectKey: record.effectKey },
     create: {
-      effectKey: record.effect_key,
+      effectKey: record.effectKey,
       state: "applied",
       providerRef,
-      messageId: record.message_id,
+      messageId: record.messageId,
       kind: record.kind,
-      sequenceKey: record.sequence_key,
+      sequenceKey: record.sequenceKey,
       sequence: record.sequence === null ? null : BigInt(record.sequence),
     },
     update: { state: "applied", providerRef, leaseExpiresAt: null, updatedAt: new Date() },
   });
   const details: Record<string, Prisma.InputJsonValue> = { providerRef, journal: "applied" };
-  if (record.sequence_key && record.sequence !== null) {
-    const last = await lockSequence(tx, record.sequence_key);
+  if (record.sequenceKey && record.sequence !== null) {
+    const last = await lockSequence(tx, record.sequenceKey);
     const sequence = Number(record.sequence);
     if (sequence > last) {
-      await setLastSequence(tx, record.sequence_key, sequence);
+      await setLastSequence(tx, record.sequenceKey, sequence);
       details.sequenceAdvancedTo = sequence;
     }
   }
@@ -385,36 +339,27 @@ async function confirmApplied(tx: Tx, record: LockedRecord, providerRef: string)
 }
 
 async function skipGap(tx: Tx, record: LockedRecord, actor: Actor): Promise<Change> {
-  if (!record.sequence_key || record.sequence === null) {
-    throw new ActionRefused(refused(409, "not-allowed", "the record has no sequence to skip to"));
+  if (!record.sequenceKey || record.sequence === null) {
+    throw conflict("not-allowed", "the record has no sequence to skip to");
   }
   const sequence = Number(record.sequence);
-  const last = await lockSequence(tx, record.sequence_key);
+  const last = await lockSequence(tx, record.sequenceKey);
   if (sequence <= last + 1) {
-    throw new ActionRefused(
-      refused(409, "gap-closed", `the gap has closed: ${record.sequence_key} is at ${last}; replay the record instead`),
-    );
+    throw conflict("gap-closed", `the gap has closed: ${record.sequenceKey} is at ${last}; replay the record instead`);
   }
-  const inFlight = await tx.$queryRawUnsafe<{ sequence: string }[]>(
-    `SELECT sequence::text FROM effect_journal
-      WHERE sequence_key = $1 AND sequence > $2::bigint AND sequence < $3::bigint
-        AND state = 'started' AND lease_expires_at > now()
-      LIMIT 1`,
-    record.sequence_key,
-    String(last),
-    String(sequence),
-  );
+  const inFlight = await tx.$queryRaw<{ sequence: string }[]>`
+    SELECT sequence::text AS sequence FROM effect_journal
+     WHERE sequence_key = ${record.sequenceKey} AND sequence > ${String(last)}::bigint
+       AND sequence < ${String(sequence)}::bigint AND state = 'started' AND lease_expires_at > now()
+     LIMIT 1`;
   if (inFlight[0]) {
-    throw new ActionRefused(
-      refused(
-        409,
-        "predecessor-in-flight",
-        `message ${inFlight[0].sequence} of ${record.sequence_key} is being applied right now`,
-      ),
+    throw conflict(
+      "predecessor-in-flight",
+      `message ${inFlight[0].sequence} of ${record.sequenceKey} is being applied right now`,
     );
   }
   const lost = { from: last + 1, to: sequence - 1 };
-  await setLastSequence(tx, record.sequence_key, sequence - 1);
+  await setLastSequence(tx, record.sequenceKey, sequence - 1);
   const replay = await scheduleReplay(tx, record, actor);
   return { toStatus: "replay-scheduled", details: { skipped: lost, replayId: replay.id }, replayId: replay.id };
 }

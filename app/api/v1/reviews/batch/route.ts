@@ -1,5 +1,6 @@
 import { validationError } from "@/lib/http/errors";
 import { arrayElements, objectMembers, sliceSpan } from "@/lib/http/raw-json";
+import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { intakeReports, type Report } from "@/lib/reviews/intake";
 import { batchSchema, reportSchema } from "@/lib/reviews/schema";
@@ -21,8 +22,8 @@ export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
       valid.push({ index, report: { input: parsed.data, rawMessage } });
       return null;
     }
-    const error = validationError(parsed.error, `records.${index}`);
-    return { index, status: 400, error: { code: error.code, message: error.message, issues: error.issues } };
+    const refusal = validationError(parsed.error, `records.${index}`);
+    return { index, status: refusalStatus(refusal), error: refusalBody(refusal) };
   });
   const recorded = valid.length
     ? await intakeReports(
