@@ -41,7 +41,7 @@ export function createConsumer(options: ConsumerOptions): Consumer {
       failures++;
       runtime.log.error({ err, transportId: message.source.transportId }, "message not processed; offered again later");
       await sleep(Math.min(100 * 2 ** Math.min(failures, 6), 5000));
-      return { ack: false, retryInMs: Math.min(250 * 2 ** Math.min(failures, 5), 10_000) };
+      return { ack: false, retryInMs: Math.min(250 * 2 ** Math.min(failures, 5), 10_000), cause: "unavailable" };
     }
   };
 
@@ -49,7 +49,8 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     runtime,
     replays,
     async run({ transport, signal }) {
-      await Promise.all([transport?.run(handle, signal), replays?.loop(signal)]);
+      const context = { maxDeliveries: runtime.maxDeliveries, logger: runtime.log };
+      await Promise.all([transport?.run(handle, signal, context), replays?.loop(signal)]);
     },
   };
 }

@@ -82,13 +82,35 @@ export type Outcome =
       reviewId: string | null;
     };
 
-/** What a transport does with a message once the runtime has handled it. */
-export type Disposition = { ack: true } | { ack: false; retryInMs: number };
+/**
+ * What a transport does with a message once the runtime has handled it. Not acknowledged, `cause`
+ * says why: a `retry` (a failed attempt, its delay decided) may go back to the broker for the
+ * delay (a delayed NAK), while a `wait` (bounded by a lease or the gap grace) and `unavailable`
+ * (the runtime itself could not run: the database is away) stay with the worker, so the broker's
+ * delivery count, which feeds the delivery limit, is not raised by them.
+ */
+export type Disposition = { ack: true } | { ack: false; retryInMs: number; cause?: "wait" | "retry" | "unavailable" };
 
 export function dispositionOf(outcome: Outcome): Disposition {
-  return outcome.type === "wait" || outcome.type === "retry"
-    ? { ack: false, retryInMs: outcome.retryInMs }
-    : { ack: true };
+  if (outcome.type === "wait" || outcome.type === "retry") {
+    return { ack: false, retryInMs: outcome.retryInMs, cause: outcome.type };
+  }
+  return { ack: true };
+}
+
+/** The few log calls a transport makes; a pino logger fits it. */
+export interface TransportLogger {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/** What the consumer tells a transport when it starts it. */
+export interface TransportContext {
+  /** The runtime's delivery limit: a broker-side limit at or below it would drop messages unrecorded. */
+  maxDeliveries: number;
+  /** The consumer's logger, for a transport given none of its own. */
+  logger: TransportLogger;
 }
 
 /**
@@ -98,5 +120,9 @@ export function dispositionOf(outcome: Outcome): Disposition {
  */
 export interface Transport {
   readonly name: string;
-  run(handle: (message: IncomingMessage) => Promise<Disposition>, signal: AbortSignal): Promise<void>;
+  run(
+    handle: (message: IncomingMessage) => Promise<Disposition>,
+    signal: AbortSignal,
+    context?: TransportContext,
+  ): Promise<void>;
 }

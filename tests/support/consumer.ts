@@ -1,8 +1,10 @@
 import { afterAll, beforeAll } from "vitest";
+import { createConsumer, type ConsumerOptions } from "@/lib/consumer/consumer";
 import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
 import { closeConsumerPool } from "@/lib/consumer/store";
 import { connectRedis, deleteStreams, redisReachable, type RunningWorker } from "@/lib/consumer/testing/harness";
 import type { RedisClient } from "@/lib/consumer/transports/redis-streams";
+import type { Transport } from "@/lib/consumer/types";
 import { setupTestDatabase, type TestDatabase, withClient } from "./database";
 
 export interface ConsumerTestContext {
@@ -55,4 +57,92 @@ export async function setupConsumerTest(file: string): Promise<ConsumerTestConte
       return redis;
     },
   };
+}
+
+// ---------------------------------------------------------------------------------------------
+// RabbitMQ and NATS JetStream (tests/integration/consumer-rabbitmq*.int.test.ts, consumer-nats*).
+
+/** A broker a test file needs, and what to tell someone whose machine has none running. */
+export interface BrokerUnderTest {
+  label: string;
+  url: string;
+  /** How to start one, e.g. from Debian's package. */
+  start: string;
+  reachable: () => Promise<boolean>;
+}
+
+export interface BrokerTestContext {
+  database: { current: TestDatabase };
+  sql: <T = any>(text: string, params?: unknown[]) => Promise<T[]>;
+  provider: FakeEmailProvider;
+  /** Workers a test starts; all are stopped after the file. */
+  workers: RunningWorker[];
+  /** Run after the workers are stopped (queues and streams a test made). */
+  cleanups: (() => Promise<unknown>)[];
+}
+
+/**
+ * What a broker's consumer test file needs: its own database, a fake email provider, workers
+ * stopped afterwards. A broker that does not answer fails every test of the file, naming the
+ * broker and how to start it: CI must not pass by skipping them.
+ */
+export async function setupBrokerTest(file: string, broker: BrokerUnderTest): Promise<BrokerTestContext> {
+  const { label, url, start } = broker;
+  const up = await broker.reachable();
+  const database = setupTestDatabase();
+  const provider = new FakeEmailProvider();
+  const workers: RunningWorker[] = [];
+  const cleanups: (() => Promise<unknown>)[] = [];
+
+  beforeAll(async () => {
+    if (!up)
+      throw new Error(`${file}: ${label} is not reachable at ${url}: ${start} (these tests fail rather than skip)`);
+    await provider.start();
+  });
+
+  afterAll(async () => {
+    await Promise.all(workers.splice(0).map((w) => w.stop()));
+    for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
+    await closeConsumerPool();
+    await provider.stop();
+  });
+
+  return {
+    database,
+    sql: (text, params = []) => withClient(database.current.url, async (c) => (await c.query(text, params)).rows),
+    provider,
+    workers,
+    cleanups,
+  };
+}
+
+/** Starts a consumer on any transport in the background. */
+export function startTransportWorker(options: ConsumerOptions, transport: Transport): RunningWorker {
+  const outcomes: RunningWorker["outcomes"] = [];
+  const consumer = createConsumer({
+    ...options,
+    onOutcome: (outcome, message) => {
+      outcomes.push({ outcome, message });
+      options.onOutcome?.(outcome, message);
+    },
+  });
+  const controller = new AbortController();
+  const running = consumer.run({ transport, signal: controller.signal });
+  return {
+    consumer,
+    outcomes,
+    async stop() {
+      controller.abort();
+      await running;
+    },
+  };
+}
+
+/** A logger that keeps what a transport says, for tests that look at its reconnections. */
+export function recordingLogger() {
+  const lines: { level: "info" | "warn" | "error"; message: string; details: object }[] = [];
+  const at = (level: "info" | "warn" | "error") => (details: object, message: string) => {
+    lines.push({ level, message, details });
+  };
+  return { lines, info: at("info"), warn: at("warn"), error: at("error") };
 }
