@@ -8,6 +8,7 @@ import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
 import type { PersonView } from "@/lib/users/person-view";
@@ -111,82 +112,79 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
       ) : people.length === 0 ? (
         <EmptyState title="Nobody signs in yet" />
       ) : (
-        <div className={styles.tableWrap}>
-          <table className={styles.table}>
-            <caption className="rc-visually-hidden">People who sign in, by email.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">State</th>
-                <th scope="col" className="rc-num">
-                  Open sessions
-                </th>
-                <th scope="col">Added (UTC)</th>
-                <th scope="col">Changes</th>
-              </tr>
-            </thead>
-            <tbody>
-              {people.map((p) => (
-                <tr key={p.id}>
-                  <td>{p.email}</td>
-                  <td>{p.role}</td>
-                  <td>
-                    {STATE_BADGE[p.state]}
-                    {p.disabledReason ? <div className="rc-muted">{p.disabledReason}</div> : null}
-                  </td>
-                  <td className="rc-num">{p.openSessions}</td>
-                  <td className="rc-mono rc-nowrap">{formatUtc(p.createdAt, { seconds: false })}</td>
-                  <td>
-                    {p.id === viewerId ? (
-                      <span className="rc-muted">you</span>
-                    ) : (
-                      <div className={styles.actions}>
+        <DataTable caption="People who sign in, by email.">
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">State</th>
+              <th scope="col" className="rc-num">
+                Open sessions
+              </th>
+              <th scope="col">Added (UTC)</th>
+              <th scope="col">Changes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {people.map((p) => (
+              <tr key={p.id}>
+                <td>{p.email}</td>
+                <td>{p.role}</td>
+                <td>
+                  {STATE_BADGE[p.state]}
+                  {p.disabledReason ? <div className="rc-muted">{p.disabledReason}</div> : null}
+                </td>
+                <td className="rc-num">{p.openSessions}</td>
+                <td className="rc-mono rc-nowrap">{formatUtc(p.createdAt, { seconds: false })}</td>
+                <td>
+                  {p.id === viewerId ? (
+                    <span className="rc-muted">you</span>
+                  ) : (
+                    <div className={styles.actions}>
+                      <Button
+                        size="sm"
+                        aria-haspopup="dialog"
+                        aria-label={`Change the role of ${p.email}`}
+                        onClick={() => open({ type: "role", person: p })}
+                      >
+                        Role…
+                      </Button>
+                      {p.state === "disabled" ? (
                         <Button
                           size="sm"
                           aria-haspopup="dialog"
-                          aria-label={`Change the role of ${p.email}`}
-                          onClick={() => open({ type: "role", person: p })}
+                          aria-label={`Enable ${p.email}`}
+                          onClick={() => open({ type: "enable", person: p })}
                         >
-                          Role…
+                          Enable…
                         </Button>
-                        {p.state === "disabled" ? (
+                      ) : (
+                        <>
                           <Button
                             size="sm"
                             aria-haspopup="dialog"
-                            aria-label={`Enable ${p.email}`}
-                            onClick={() => open({ type: "enable", person: p })}
+                            aria-label={`Disable ${p.email}`}
+                            onClick={() => open({ type: "disable", person: p })}
                           >
-                            Enable…
+                            Disable…
                           </Button>
-                        ) : (
-                          <>
-                            <Button
-                              size="sm"
-                              aria-haspopup="dialog"
-                              aria-label={`Disable ${p.email}`}
-                              onClick={() => open({ type: "disable", person: p })}
-                            >
-                              Disable…
-                            </Button>
-                            <Button
-                              size="sm"
-                              aria-haspopup="dialog"
-                              aria-label={`New password link for ${p.email}`}
-                              onClick={() => open({ type: "password-link", person: p })}
-                            >
-                              Password link…
-                            </Button>
-                          </>
-                        )}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                          <Button
+                            size="sm"
+                            aria-haspopup="dialog"
+                            aria-label={`New password link for ${p.email}`}
+                            onClick={() => open({ type: "password-link", person: p })}
+                          >
+                            Password link…
+                          </Button>
+                        </>
+                      )}
+                    </div>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </DataTable>
       )}
       <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
         {announcement}

@@ -8,6 +8,7 @@ import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { ROLES } from "@/lib/auth/roles";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
@@ -90,55 +91,52 @@ export function TokensSection() {
       ) : tokens.length === 0 ? (
         <EmptyState title="No tokens yet" />
       ) : (
-        <div className={styles.tableWrap}>
-          <table className={styles.table}>
-            <caption className="rc-visually-hidden">API tokens, working ones first.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">State</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created (UTC)</th>
-                <th scope="col">Last used (UTC)</th>
-                <th scope="col">Expires (UTC)</th>
-                <th scope="col">Changes</th>
+        <DataTable caption="API tokens, working ones first.">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">State</th>
+              <th scope="col">Created by</th>
+              <th scope="col">Created (UTC)</th>
+              <th scope="col">Last used (UTC)</th>
+              <th scope="col">Expires (UTC)</th>
+              <th scope="col">Changes</th>
+            </tr>
+          </thead>
+          <tbody>
+            {tokens.map((t) => (
+              <tr key={t.id}>
+                <td>{t.name}</td>
+                <td>{t.role}</td>
+                <td className="rc-mono">{t.prefix}…</td>
+                <td>{STATE_BADGE[t.state]}</td>
+                <td>{t.createdBy ?? <span className="rc-muted">unknown</span>}</td>
+                <td className="rc-mono rc-nowrap">{utc(t.createdAt, "")}</td>
+                <td className="rc-mono rc-nowrap">{utc(t.lastUsedAt, "never")}</td>
+                <td className="rc-mono rc-nowrap">{utc(t.expiresAt, "never")}</td>
+                <td>
+                  {t.state === "revoked" ? (
+                    <span className="rc-muted">by {t.revokedBy ?? "unknown"}</span>
+                  ) : (
+                    <Button
+                      size="sm"
+                      aria-haspopup="dialog"
+                      aria-label={`Revoke the token ${t.name}`}
+                      onClick={() => {
+                        setAnnouncement("");
+                        setDialog({ type: "revoke", token: t });
+                      }}
+                    >
+                      Revoke…
+                    </Button>
+                  )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {tokens.map((t) => (
-                <tr key={t.id}>
-                  <td>{t.name}</td>
-                  <td>{t.role}</td>
-                  <td className="rc-mono">{t.prefix}…</td>
-                  <td>{STATE_BADGE[t.state]}</td>
-                  <td>{t.createdBy ?? <span className="rc-muted">unknown</span>}</td>
-                  <td className="rc-mono rc-nowrap">{utc(t.createdAt, "")}</td>
-                  <td className="rc-mono rc-nowrap">{utc(t.lastUsedAt, "never")}</td>
-                  <td className="rc-mono rc-nowrap">{utc(t.expiresAt, "never")}</td>
-                  <td>
-                    {t.state === "revoked" ? (
-                      <span className="rc-muted">by {t.revokedBy ?? "unknown"}</span>
-                    ) : (
-                      <Button
-                        size="sm"
-                        aria-haspopup="dialog"
-                        aria-label={`Revoke the token ${t.name}`}
-                        onClick={() => {
-                          setAnnouncement("");
-                          setDialog({ type: "revoke", token: t });
-                        }}
-                      >
-                        Revoke…
-                      </Button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </DataTable>
       )}
       <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
         {announcement}

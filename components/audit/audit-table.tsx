@@ -5,6 +5,7 @@ import Link from "next/link";
 import { Fragment, type ReactNode, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { SkeletonRows } from "@/components/ui/skeleton";
+import { DataTable, TableMessage } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import type { AuditEntry } from "./model";
 import styles from "./audit.module.css";
@@ -116,87 +117,80 @@ export function AuditTable({
     });
 
   return (
-    <div className={styles.tableWrap}>
-      <table className={`${styles.table} ${stale ? styles.stale : ""}`} aria-busy={loading || stale}>
-        <caption className="rc-visually-hidden">Decision-log entries, newest first.</caption>
-        <colgroup>
-          {table.getAllLeafColumns().map((column) => (
-            <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
-          ))}
-          <col style={{ width: 92 }} />
-        </colgroup>
-        <thead>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {group.headers.map((header) => (
-                <th key={header.id} scope="col" className={header.column.columnDef.meta?.className}>
-                  {header.isPlaceholder ? null : <table.FlexRender header={header} />}
-                </th>
-              ))}
-              <th scope="col">Details</th>
-            </tr>
-          ))}
-        </thead>
-        <tbody>
-          {loading ? (
-            <SkeletonRows columns={COLUMN_COUNT} rows={12} />
-          ) : state ? (
-            <tr>
-              <td colSpan={COLUMN_COUNT} className={styles.stateCell}>
-                {state}
-              </td>
-            </tr>
-          ) : (
-            table.getRowModel().rows.map((row) => {
-              const expanded = open.has(row.id);
-              const detailsId = `audit-details-${row.id}`;
-              return (
-                <Fragment key={row.id}>
-                  <tr className={expanded ? styles.expanded : undefined}>
-                    {row.getAllCells().map((cell) => (
-                      <td key={cell.id} className={cell.column.columnDef.meta?.className}>
-                        <table.FlexRender cell={cell} />
-                      </td>
-                    ))}
-                    <td>
-                      <Button
-                        size="sm"
-                        variant="subtle"
-                        aria-expanded={expanded}
-                        aria-controls={expanded ? detailsId : undefined}
-                        aria-label={`${expanded ? "Hide" : "Show"} details of entry ${row.id}`}
-                        onClick={() => toggle(row.id)}
-                      >
-                        {expanded ? "Hide" : "Show"}
-                      </Button>
+    <DataTable caption="Decision-log entries, newest first." layout="fixed" stale={stale} aria-busy={loading || stale}>
+      <colgroup>
+        {table.getAllLeafColumns().map((column) => (
+          <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
+        ))}
+        <col style={{ width: 92 }} />
+      </colgroup>
+      <thead>
+        {table.getHeaderGroups().map((group) => (
+          <tr key={group.id}>
+            {group.headers.map((header) => (
+              <th key={header.id} scope="col" className={header.column.columnDef.meta?.className}>
+                {header.isPlaceholder ? null : <table.FlexRender header={header} />}
+              </th>
+            ))}
+            <th scope="col">Details</th>
+          </tr>
+        ))}
+      </thead>
+      <tbody>
+        {loading ? (
+          <SkeletonRows columns={COLUMN_COUNT} rows={12} />
+        ) : state ? (
+          <TableMessage colSpan={COLUMN_COUNT}>{state}</TableMessage>
+        ) : (
+          table.getRowModel().rows.map((row) => {
+            const expanded = open.has(row.id);
+            const detailsId = `audit-details-${row.id}`;
+            return (
+              <Fragment key={row.id}>
+                <tr className={expanded ? styles.expanded : undefined}>
+                  {row.getAllCells().map((cell) => (
+                    <td key={cell.id} className={cell.column.columnDef.meta?.className}>
+                      <table.FlexRender cell={cell} />
+                    </td>
+                  ))}
+                  <td>
+                    <Button
+                      size="sm"
+                      variant="subtle"
+                      aria-expanded={expanded}
+                      aria-controls={expanded ? detailsId : undefined}
+                      aria-label={`${expanded ? "Hide" : "Show"} details of entry ${row.id}`}
+                      onClick={() => toggle(row.id)}
+                    >
+                      {expanded ? "Hide" : "Show"}
+                    </Button>
+                  </td>
+                </tr>
+                {expanded ? (
+                  <tr className={styles.detailsRow} id={detailsId}>
+                    <td colSpan={COLUMN_COUNT}>
+                      <div className={styles.details}>
+                        <div>
+                          <p className={styles.detailsLabel}>Details of entry {row.id}</p>
+                          <pre className={styles.pre}>{detailsText(row.original.details)}</pre>
+                        </div>
+                        <dl className={styles.hashes}>
+                          <dt>Time</dt>
+                          <dd>{row.original.at}</dd>
+                          <dt>Hash</dt>
+                          <dd>{row.original.hash}</dd>
+                          <dt>Previous hash</dt>
+                          <dd>{row.original.prevHash}</dd>
+                        </dl>
+                      </div>
                     </td>
                   </tr>
-                  {expanded ? (
-                    <tr className={styles.detailsRow} id={detailsId}>
-                      <td colSpan={COLUMN_COUNT}>
-                        <div className={styles.details}>
-                          <div>
-                            <p className={styles.detailsLabel}>Details of entry {row.id}</p>
-                            <pre className={styles.pre}>{detailsText(row.original.details)}</pre>
-                          </div>
-                          <dl className={styles.hashes}>
-                            <dt>Time</dt>
-                            <dd>{row.original.at}</dd>
-                            <dt>Hash</dt>
-                            <dd>{row.original.hash}</dd>
-                            <dt>Previous hash</dt>
-                            <dd>{row.original.prevHash}</dd>
-                          </dl>
-                        </div>
-                      </td>
-                    </tr>
-                  ) : null}
-                </Fragment>
-              );
-            })
-          )}
-        </tbody>
-      </table>
-    </div>
+                ) : null}
+              </Fragment>
+            );
+          })
+        )}
+      </tbody>
+    </DataTable>
   );
 }

@@ -6,6 +6,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { can, type Role } from "@/lib/auth/roles";
 import type { KindAutoReplay } from "@/lib/operations/types";
@@ -50,66 +51,63 @@ export function AutoReplaySettings({ role }: { role: Role }) {
       ) : kinds.length === 0 ? (
         <EmptyState title="No kinds known yet" />
       ) : (
-        <div className={styles.tableWrap}>
-          <table className={styles.table}>
-            <caption className="rc-visually-hidden">Automatic replay of ready records, by kind.</caption>
-            <thead>
-              <tr>
-                <th scope="col">Kind</th>
-                <th scope="col">Automatic replay</th>
-                <th scope="col" className="rc-num">
-                  Ready records
+        <DataTable caption="Automatic replay of ready records, by kind.">
+          <thead>
+            <tr>
+              <th scope="col">Kind</th>
+              <th scope="col">Automatic replay</th>
+              <th scope="col" className="rc-num">
+                Ready records
+              </th>
+              <th scope="col">Changed by</th>
+              <th scope="col">Changed (UTC)</th>
+              {mayChange ? (
+                <th scope="col">
+                  <span className="rc-visually-hidden">Change</span>
                 </th>
-                <th scope="col">Changed by</th>
-                <th scope="col">Changed (UTC)</th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {kinds.map((k) => (
+              <tr key={k.kind}>
+                <td className="rc-mono">{k.kind}</td>
+                <td>
+                  {!k.autoReplayReady ? (
+                    <Badge>off</Badge>
+                  ) : k.pausedReason ? (
+                    <>
+                      <Badge tone="warning">paused</Badge>
+                      <div className="rc-muted">{k.pausedReason}</div>
+                    </>
+                  ) : (
+                    <Badge tone="success">on</Badge>
+                  )}
+                </td>
+                <td className="rc-num">{formatCount(k.ready)}</td>
+                <td>{k.updatedBy ?? <span className="rc-muted">—</span>}</td>
+                <td className="rc-mono rc-nowrap">
+                  {k.updatedAt ? formatUtc(k.updatedAt, { seconds: false }).replace(" UTC", "") : "—"}
+                </td>
                 {mayChange ? (
-                  <th scope="col">
-                    <span className="rc-visually-hidden">Change</span>
-                  </th>
+                  <td>
+                    <Button
+                      size="sm"
+                      aria-haspopup="dialog"
+                      aria-label={`${switchLabel(k)} automatic replay for ${k.kind}`}
+                      onClick={() => {
+                        setAnnouncement("");
+                        setEditing(k);
+                      }}
+                    >
+                      {switchLabel(k)}…
+                    </Button>
+                  </td>
                 ) : null}
               </tr>
-            </thead>
-            <tbody>
-              {kinds.map((k) => (
-                <tr key={k.kind}>
-                  <td className="rc-mono">{k.kind}</td>
-                  <td>
-                    {!k.autoReplayReady ? (
-                      <Badge>off</Badge>
-                    ) : k.pausedReason ? (
-                      <>
-                        <Badge tone="warning">paused</Badge>
-                        <div className="rc-muted">{k.pausedReason}</div>
-                      </>
-                    ) : (
-                      <Badge tone="success">on</Badge>
-                    )}
-                  </td>
-                  <td className="rc-num">{formatCount(k.ready)}</td>
-                  <td>{k.updatedBy ?? <span className="rc-muted">—</span>}</td>
-                  <td className="rc-mono rc-nowrap">
-                    {k.updatedAt ? formatUtc(k.updatedAt, { seconds: false }).replace(" UTC", "") : "—"}
-                  </td>
-                  {mayChange ? (
-                    <td>
-                      <Button
-                        size="sm"
-                        aria-haspopup="dialog"
-                        aria-label={`${switchLabel(k)} automatic replay for ${k.kind}`}
-                        onClick={() => {
-                          setAnnouncement("");
-                          setEditing(k);
-                        }}
-                      >
-                        {switchLabel(k)}…
-                      </Button>
-                    </td>
-                  ) : null}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+          </tbody>
+        </DataTable>
       )}
       <p ref={announcementRef} tabIndex={-1} role="status" className={styles.status}>
         {announcement}

@@ -1,4 +1,5 @@
 import { Button } from "@/components/ui/button";
+import { DataTable } from "@/components/ui/table";
 import { type DryRun, type Verdict, VERDICTS } from "@/lib/operations/types";
 import { formatCount, VERDICT_MEANING } from "./model";
 import { VerdictBadge } from "./operation-badges";
@@ -33,54 +34,51 @@ export function DryRunTable({
   const rows = verdictCounts(dryRun);
   const total = rows.reduce((sum, [, n]) => sum + n, 0);
   return (
-    <div className={styles.tableWrap}>
-      <table className={styles.table}>
-        <caption className="rc-visually-hidden">{caption}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Verdict</th>
-            <th scope="col">Meaning</th>
-            <th scope="col" className="rc-num">
-              Records
-            </th>
+    <DataTable caption={caption}>
+      <thead>
+        <tr>
+          <th scope="col">Verdict</th>
+          <th scope="col">Meaning</th>
+          <th scope="col" className="rc-num">
+            Records
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map(([verdict, count]) => (
+          <tr key={verdict}>
+            <td className="rc-nowrap">
+              <VerdictBadge verdict={verdict} />
+            </td>
+            <td>{VERDICT_MEANING[verdict] ?? ""}</td>
+            <td className="rc-num">
+              {onDrill ? (
+                <Button
+                  size="sm"
+                  variant={drilled === verdict ? "default" : "subtle"}
+                  className={styles.countButton}
+                  aria-expanded={drilled === verdict}
+                  aria-controls={drilled === verdict ? drillId : undefined}
+                  aria-label={`${drilled === verdict ? "Hide" : "List"} the records with the verdict ${verdict} (${formatCount(count)})`}
+                  onClick={() => onDrill(verdict)}
+                >
+                  {formatCount(count)}
+                </Button>
+              ) : (
+                formatCount(count)
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {rows.map(([verdict, count]) => (
-            <tr key={verdict}>
-              <td className="rc-nowrap">
-                <VerdictBadge verdict={verdict} />
-              </td>
-              <td>{VERDICT_MEANING[verdict] ?? ""}</td>
-              <td className="rc-num">
-                {onDrill ? (
-                  <Button
-                    size="sm"
-                    variant={drilled === verdict ? "default" : "subtle"}
-                    className={styles.countButton}
-                    aria-expanded={drilled === verdict}
-                    aria-controls={drilled === verdict ? drillId : undefined}
-                    aria-label={`${drilled === verdict ? "Hide" : "List"} the records with the verdict ${verdict} (${formatCount(count)})`}
-                    onClick={() => onDrill(verdict)}
-                  >
-                    {formatCount(count)}
-                  </Button>
-                ) : (
-                  formatCount(count)
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <th scope="row" colSpan={2}>
-              Total
-            </th>
-            <td className="rc-num">{formatCount(total)}</td>
-          </tr>
-        </tfoot>
-      </table>
-    </div>
+        ))}
+      </tbody>
+      <tfoot>
+        <tr>
+          <th scope="row" colSpan={2}>
+            Total
+          </th>
+          <td className="rc-num">{formatCount(total)}</td>
+        </tr>
+      </tfoot>
+    </DataTable>
   );
 }

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import styles from "./operations.module.css";
 import { operationLogOptions } from "./queries";
@@ -28,49 +29,46 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
         <EmptyState title="No entries yet" />
       ) : (
         <>
-          <div className={styles.tableWrap}>
-            <table className={styles.table}>
-              <caption className="rc-visually-hidden">Decision-log entries of this operation, newest first.</caption>
-              <thead>
-                <tr>
-                  <th scope="col" className="rc-num">
-                    Seq
-                  </th>
-                  <th scope="col">Time (UTC)</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Record</th>
-                  <th scope="col">Reason</th>
+          <DataTable caption="Decision-log entries of this operation, newest first.">
+            <thead>
+              <tr>
+                <th scope="col" className="rc-num">
+                  Seq
+                </th>
+                <th scope="col">Time (UTC)</th>
+                <th scope="col">Actor</th>
+                <th scope="col">Action</th>
+                <th scope="col">Record</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.map((entry) => (
+                <tr key={String(entry.seq)}>
+                  <td className="rc-num">{String(entry.seq)}</td>
+                  <td className="rc-mono rc-nowrap">
+                    <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
+                  </td>
+                  <td>{entry.actor}</td>
+                  <td className="rc-mono">{entry.action}</td>
+                  <td className="rc-nowrap">
+                    {entry.reviewId ? (
+                      <Link
+                        href={`/reviews/${encodeURIComponent(entry.reviewId)}`}
+                        prefetch={false}
+                        className="rc-mono"
+                      >
+                        {entry.reviewId.slice(0, 8)}…
+                      </Link>
+                    ) : (
+                      <span className="rc-muted">—</span>
+                    )}
+                  </td>
+                  <td className={styles.reasonText}>{entry.reason ?? ""}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {entries.map((entry) => (
-                  <tr key={String(entry.seq)}>
-                    <td className="rc-num">{String(entry.seq)}</td>
-                    <td className="rc-mono rc-nowrap">
-                      <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
-                    </td>
-                    <td>{entry.actor}</td>
-                    <td className="rc-mono">{entry.action}</td>
-                    <td className="rc-nowrap">
-                      {entry.reviewId ? (
-                        <Link
-                          href={`/reviews/${encodeURIComponent(entry.reviewId)}`}
-                          prefetch={false}
-                          className="rc-mono"
-                        >
-                          {entry.reviewId.slice(0, 8)}…
-                        </Link>
-                      ) : (
-                        <span className="rc-muted">—</span>
-                      )}
-                    </td>
-                    <td className={styles.reasonText}>{entry.reason ?? ""}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+              ))}
+            </tbody>
+          </DataTable>
           {query.hasNextPage ? (
             <div className={styles.footer}>
               <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Section } from "@/components/ui/section";
 import { EmptyState, ErrorState } from "@/components/ui/states";
+import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { ACTION_LABEL, finishedCount, formatCount, isLive, LIVE_REFRESH_MS } from "./model";
 import { OperationStateBadge } from "./operation-badges";
@@ -44,55 +45,52 @@ export function OperationsList() {
         </EmptyState>
       ) : (
         <>
-          <div className={styles.tableWrap}>
-            <table className={styles.table}>
-              <caption className="rc-visually-hidden">Bulk operations, newest first. Each links to its page.</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Operation</th>
-                  <th scope="col">State</th>
-                  <th scope="col" className="rc-num">
-                    Records
-                  </th>
-                  <th scope="col">Progress</th>
-                  <th scope="col">Created by</th>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {operations.map((op) => {
-                  const finished = finishedCount(op);
-                  return (
-                    <tr key={op.id}>
-                      <td>
-                        <Link href={`/operations/${encodeURIComponent(op.id)}`} prefetch={false}>
-                          {ACTION_LABEL[op.action] ?? op.action} · <span className="rc-mono">{op.id.slice(0, 8)}</span>
-                        </Link>
-                      </td>
-                      <td>
-                        <OperationStateBadge state={op.state} />
-                      </td>
-                      <td className="rc-num">{formatCount(op.total)}</td>
-                      <td className="rc-nowrap">
-                        {formatCount(finished)} / {formatCount(op.total)}
-                        <span className={styles.miniBar} aria-hidden="true">
-                          <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
-                        </span>
-                      </td>
-                      <td>{op.createdBy}</td>
-                      <td className="rc-mono rc-nowrap">
-                        <time dateTime={op.createdAt}>
-                          {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
-                        </time>
-                      </td>
-                      <td>{op.reason}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Bulk operations, newest first. Each links to its page.">
+            <thead>
+              <tr>
+                <th scope="col">Operation</th>
+                <th scope="col">State</th>
+                <th scope="col" className="rc-num">
+                  Records
+                </th>
+                <th scope="col">Progress</th>
+                <th scope="col">Created by</th>
+                <th scope="col">Created (UTC)</th>
+                <th scope="col">Reason</th>
+              </tr>
+            </thead>
+            <tbody>
+              {operations.map((op) => {
+                const finished = finishedCount(op);
+                return (
+                  <tr key={op.id}>
+                    <td>
+                      <Link href={`/operations/${encodeURIComponent(op.id)}`} prefetch={false}>
+                        {ACTION_LABEL[op.action] ?? op.action} · <span className="rc-mono">{op.id.slice(0, 8)}</span>
+                      </Link>
+                    </td>
+                    <td>
+                      <OperationStateBadge state={op.state} />
+                    </td>
+                    <td className="rc-num">{formatCount(op.total)}</td>
+                    <td className="rc-nowrap">
+                      {formatCount(finished)} / {formatCount(op.total)}
+                      <span className={styles.miniBar} aria-hidden="true">
+                        <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
+                      </span>
+                    </td>
+                    <td>{op.createdBy}</td>
+                    <td className="rc-mono rc-nowrap">
+                      <time dateTime={op.createdAt}>
+                        {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
+                      </time>
+                    </td>
+                    <td>{op.reason}</td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </DataTable>
           <div className={styles.footer}>
             {query.hasNextPage ? (
               <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>

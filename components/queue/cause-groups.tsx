@@ -6,10 +6,10 @@ import { newOperationHref } from "@/components/operations/selection-params";
 import { Button, buttonClassName } from "@/components/ui/button";
 import type { OperationAction } from "@/lib/operations/types";
 import { SkeletonRows } from "@/components/ui/skeleton";
+import { DataTable, TableMessage } from "@/components/ui/table";
 import { Age } from "@/components/ui/time";
 import type { ReactNode } from "react";
 import { type CauseGroup, ERROR_CLASS_NONE } from "./model";
-import styles from "./queue.module.css";
 
 const numberFormat = new Intl.NumberFormat("en-US");
 const COLUMNS = 7;
@@ -43,91 +43,90 @@ export function CauseGroupsTable({
 }) {
   const columns = COLUMNS + (bulkAction ? 1 : 0);
   return (
-    <div className={styles.tableWrap}>
-      <table className={`${styles.table} ${stale ? styles.stale : ""}`} aria-busy={loading || stale}>
-        <caption className="rc-visually-hidden">Records grouped by cause: kind, reason and error class.</caption>
-        <colgroup>
-          <col style={{ width: 200 }} />
-          <col style={{ width: 200 }} />
-          <col />
-          <col style={{ width: 96 }} />
-          <col style={{ width: 140 }} />
-          <col style={{ width: 140 }} />
-          <col style={{ width: 132 }} />
-          {bulkAction ? <col style={{ width: 168 }} /> : null}
-        </colgroup>
-        <thead>
-          <tr>
-            <th scope="col">Kind</th>
-            <th scope="col">Reason</th>
-            <th scope="col">Error class</th>
-            <th scope="col" className="rc-num">
-              Records
-            </th>
-            <th scope="col" className="rc-num">
-              Oldest first seen
-            </th>
-            <th scope="col" className="rc-num">
-              Newest last seen
-            </th>
+    <DataTable
+      caption="Records grouped by cause: kind, reason and error class."
+      layout="fixed"
+      compact
+      stale={stale}
+      aria-busy={loading || stale}
+    >
+      <colgroup>
+        <col style={{ width: 200 }} />
+        <col style={{ width: 200 }} />
+        <col />
+        <col style={{ width: 96 }} />
+        <col style={{ width: 140 }} />
+        <col style={{ width: 140 }} />
+        <col style={{ width: 132 }} />
+        {bulkAction ? <col style={{ width: 168 }} /> : null}
+      </colgroup>
+      <thead>
+        <tr>
+          <th scope="col">Kind</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Error class</th>
+          <th scope="col" className="rc-num">
+            Records
+          </th>
+          <th scope="col" className="rc-num">
+            Oldest first seen
+          </th>
+          <th scope="col" className="rc-num">
+            Newest last seen
+          </th>
+          <th scope="col">
+            <span className="rc-visually-hidden">Action</span>
+          </th>
+          {bulkAction ? (
             <th scope="col">
-              <span className="rc-visually-hidden">Action</span>
+              <span className="rc-visually-hidden">Bulk operation</span>
             </th>
-            {bulkAction ? (
-              <th scope="col">
-                <span className="rc-visually-hidden">Bulk operation</span>
-              </th>
-            ) : null}
-          </tr>
-        </thead>
-        <tbody>
-          {loading ? (
-            <SkeletonRows columns={columns} rows={8} />
-          ) : state ? (
-            <tr>
-              <td colSpan={columns} className={styles.stateCell}>
-                {state}
+          ) : null}
+        </tr>
+      </thead>
+      <tbody>
+        {loading ? (
+          <SkeletonRows columns={columns} rows={8} />
+        ) : state ? (
+          <TableMessage colSpan={columns}>{state}</TableMessage>
+        ) : (
+          (groups ?? []).map((group) => (
+            <tr key={`${group.kind}\u0000${group.reason}\u0000${group.errorClass}`}>
+              <td title={group.kind ?? undefined}>{group.kind ?? <span className="rc-muted">no kind</span>}</td>
+              <td title={group.reason}>{group.reason}</td>
+              <td className="rc-mono" title={group.errorClass ?? undefined}>
+                {group.errorClass ?? <span className="rc-muted">{ERROR_CLASS_NONE}</span>}
               </td>
-            </tr>
-          ) : (
-            (groups ?? []).map((group) => (
-              <tr key={`${group.kind}\u0000${group.reason}\u0000${group.errorClass}`}>
-                <td title={group.kind ?? undefined}>{group.kind ?? <span className="rc-muted">no kind</span>}</td>
-                <td title={group.reason}>{group.reason}</td>
-                <td className="rc-mono" title={group.errorClass ?? undefined}>
-                  {group.errorClass ?? <span className="rc-muted">{ERROR_CLASS_NONE}</span>}
-                </td>
-                <td className="rc-num">{numberFormat.format(group.count)}</td>
-                <td className="rc-num">
-                  <Age since={group.oldestFirstSeenAt} now={now} />
-                </td>
-                <td className="rc-num">
-                  <Age since={group.newestLastSeenAt} now={now} />
-                </td>
+              <td className="rc-num">{numberFormat.format(group.count)}</td>
+              <td className="rc-num">
+                <Age since={group.oldestFirstSeenAt} now={now} />
+              </td>
+              <td className="rc-num">
+                <Age since={group.newestLastSeenAt} now={now} />
+              </td>
+              <td>
+                <Button size="sm" onClick={() => onSelect(group)} aria-label={`Select group ${groupName(group)}`}>
+                  Select group
+                </Button>
+              </td>
+              {bulkAction ? (
                 <td>
-                  <Button size="sm" onClick={() => onSelect(group)} aria-label={`Select group ${groupName(group)}`}>
-                    Select group
-                  </Button>
+                  <Link
+                    className={buttonClassName("default", "sm")}
+                    href={newOperationHref(bulkAction, {
+                      type: "group",
+                      group: { kind: group.kind, reason: group.reason, errorClass: group.errorClass },
+                    })}
+                    aria-label={`${ACTION_LABEL[bulkAction]} this cause: ${groupName(group)}`}
+                  >
+                    {ACTION_LABEL[bulkAction]} this cause…
+                  </Link>
                 </td>
-                {bulkAction ? (
-                  <td>
-                    <Link
-                      className={buttonClassName("default", "sm")}
-                      href={newOperationHref(bulkAction, {
-                        type: "group",
-                        group: { kind: group.kind, reason: group.reason, errorClass: group.errorClass },
-                      })}
-                      aria-label={`${ACTION_LABEL[bulkAction]} this cause: ${groupName(group)}`}
-                    >
-                      {ACTION_LABEL[bulkAction]} this cause…
-                    </Link>
-                  </td>
-                ) : null}
-              </tr>
-            ))
-          )}
-        </tbody>
-      </table>
-    </div>
+              ) : null}
+            </tr>
+          ))
+        )}
+      </tbody>
+    </DataTable>
   );
 }

@@ -8,6 +8,7 @@ import { CategoryBadge, StatusBadge } from "@/components/ui/review-badges";
 import { ReadyBadge } from "./ready-badge";
 import { type RowSelection, SelectAllCell, SelectRowCell } from "./row-selection";
 import { SkeletonRows } from "@/components/ui/skeleton";
+import { DataTable, TableMessage } from "@/components/ui/table";
 import { Age } from "@/components/ui/time";
 import type { QueueItem } from "./model";
 import styles from "./queue.module.css";
@@ -142,51 +143,50 @@ export function ReviewTable({
   const pageIds = selection && !loading && !state ? (items ?? emptyRows).map((item) => item.id) : [];
   return (
     <NowContext.Provider value={now}>
-      <div className={styles.tableWrap}>
-        <table className={`${styles.table} ${stale ? styles.stale : ""}`} aria-busy={loading || stale}>
-          <caption className="rc-visually-hidden">Review records, newest first. Each row links to its record.</caption>
-          <colgroup>
-            {selection ? <col style={{ width: 36 }} /> : null}
-            {table.getAllLeafColumns().map((column) => (
-              <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
-            ))}
-          </colgroup>
-          <thead>
-            {table.getHeaderGroups().map((group) => (
-              <tr key={group.id}>
-                {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
-                {group.headers.map((header) => (
-                  <th key={header.id} scope="col" className={header.column.columnDef.meta?.className}>
-                    {header.isPlaceholder ? null : <table.FlexRender header={header} />}
-                  </th>
+      <DataTable
+        caption="Review records, newest first. Each row links to its record."
+        layout="fixed"
+        compact
+        stale={stale}
+        aria-busy={loading || stale}
+      >
+        <colgroup>
+          {selection ? <col style={{ width: 36 }} /> : null}
+          {table.getAllLeafColumns().map((column) => (
+            <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
+          ))}
+        </colgroup>
+        <thead>
+          {table.getHeaderGroups().map((group) => (
+            <tr key={group.id}>
+              {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
+              {group.headers.map((header) => (
+                <th key={header.id} scope="col" className={header.column.columnDef.meta?.className}>
+                  {header.isPlaceholder ? null : <table.FlexRender header={header} />}
+                </th>
+              ))}
+            </tr>
+          ))}
+        </thead>
+        <tbody>
+          {loading ? (
+            <SkeletonRows columns={columnCount} rows={12} />
+          ) : state ? (
+            <TableMessage colSpan={columnCount}>{state}</TableMessage>
+          ) : (
+            table.getRowModel().rows.map((row) => (
+              <tr key={row.id} className={styles.row} onClick={(event) => onRowClick(event, row.original.id)}>
+                {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
+                {row.getAllCells().map((cell) => (
+                  <td key={cell.id} className={cell.column.columnDef.meta?.className}>
+                    <table.FlexRender cell={cell} />
+                  </td>
                 ))}
               </tr>
-            ))}
-          </thead>
-          <tbody>
-            {loading ? (
-              <SkeletonRows columns={columnCount} rows={12} />
-            ) : state ? (
-              <tr>
-                <td colSpan={columnCount} className={styles.stateCell}>
-                  {state}
-                </td>
-              </tr>
-            ) : (
-              table.getRowModel().rows.map((row) => (
-                <tr key={row.id} className={styles.row} onClick={(event) => onRowClick(event, row.original.id)}>
-                  {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
-                  {row.getAllCells().map((cell) => (
-                    <td key={cell.id} className={cell.column.columnDef.meta?.className}>
-                      <table.FlexRender cell={cell} />
-                    </td>
-                  ))}
-                </tr>
-              ))
-            )}
-          </tbody>
-        </table>
-      </div>
+            ))
+          )}
+        </tbody>
+      </DataTable>
     </NowContext.Provider>
   );
 }

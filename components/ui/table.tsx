@@ -1,0 +1,53 @@
+import type { ReactNode, TableHTMLAttributes } from "react";
+import styles from "./ui.module.css";
+
+/**
+ * A table in a frame, with a caption for screen readers. `layout="auto"`: cells wrap and the
+ * frame scrolls sideways when the table is wider than the page. `layout="fixed"`: the columns
+ * keep the widths of the `<colgroup>` while rows refresh, every cell is one line cut with an
+ * ellipsis and the header stays in view; `stale` dims rows about to be replaced, `compact`
+ * narrows the cells' padding for many columns.
+ */
+export function DataTable({
+  caption,
+  layout = "auto",
+  stale = false,
+  compact = false,
+  children,
+  ...rest
+}: {
+  caption: ReactNode;
+  layout?: "auto" | "fixed";
+  stale?: boolean;
+  compact?: boolean;
+  children: ReactNode;
+} & Omit<TableHTMLAttributes<HTMLTableElement>, "className">) {
+  const fixed = layout === "fixed";
+  const className = [
+    styles.table,
+    fixed ? styles.tableFixed : "",
+    compact ? styles.tableCompact : "",
+    stale ? styles.tableStale : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+  return (
+    <div className={fixed ? styles.tableClip : styles.tableScroll}>
+      <table className={className} {...rest}>
+        <caption className="rc-visually-hidden">{caption}</caption>
+        {children}
+      </table>
+    </div>
+  );
+}
+
+/** One cell across the table in place of its rows: why there are none, or why they failed. */
+export function TableMessage({ colSpan, children }: { colSpan: number; children: ReactNode }) {
+  return (
+    <tr>
+      <td colSpan={colSpan} className={styles.messageCell}>
+        {children}
+      </td>
+    </tr>
+  );
+}
