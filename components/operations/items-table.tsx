@@ -4,7 +4,6 @@ import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import type { OperationItemView } from "@/lib/operations/types";
 import { ItemStateBadge, VerdictBadge } from "./operation-badges";
-import styles from "./operations.module.css";
 
 /** The records of an operation, one row each, in dispatch order; each links to its record. */
 export function ItemsTable({ items, caption }: { items: OperationItemView[]; caption: string }) {
