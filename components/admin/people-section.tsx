@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { Section } from "@/components/ui/section";
-import { EmptyState, ErrorState } from "@/components/ui/states";
+import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
@@ -100,18 +100,13 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
         Disabling someone or changing their role ends their open sessions at once. Bulk operations and automatic replays
         running on their authority pause when they may no longer start them.
       </p>
-      {query.isPending ? (
-        <p className="rc-muted">Loading people…</p>
-      ) : query.isError && !query.data ? (
-        <ErrorState
-          title="People could not be loaded"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-          retrying={query.isFetching}
-        />
-      ) : people.length === 0 ? (
-        <EmptyState title="Nobody signs in yet" />
-      ) : (
+      <QueryState
+        query={query}
+        loading="Loading people…"
+        errorTitle="People could not be loaded"
+        isEmpty={people.length === 0}
+        empty={<EmptyState title="Nobody signs in yet" />}
+      >
         <DataTable caption="People who sign in, by email.">
           <thead>
             <tr>
@@ -185,7 +180,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
             ))}
           </tbody>
         </DataTable>
-      )}
+      </QueryState>
       <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
         {announcement}
       </p>

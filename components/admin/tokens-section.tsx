@@ -7,7 +7,7 @@ import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { Section } from "@/components/ui/section";
-import { EmptyState, ErrorState } from "@/components/ui/states";
+import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { ROLES } from "@/lib/auth/roles";
@@ -79,18 +79,13 @@ export function TokensSection() {
         Programs send a token as <code>Authorization: Bearer</code>. Only its hash is kept: it is shown once, when it is
         created. Revoking it pauses the bulk operations and automatic replays it started.
       </p>
-      {query.isPending ? (
-        <p className="rc-muted">Loading tokens…</p>
-      ) : query.isError && !query.data ? (
-        <ErrorState
-          title="Tokens could not be loaded"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-          retrying={query.isFetching}
-        />
-      ) : tokens.length === 0 ? (
-        <EmptyState title="No tokens yet" />
-      ) : (
+      <QueryState
+        query={query}
+        loading="Loading tokens…"
+        errorTitle="Tokens could not be loaded"
+        isEmpty={tokens.length === 0}
+        empty={<EmptyState title="No tokens yet" />}
+      >
         <DataTable caption="API tokens, working ones first.">
           <thead>
             <tr>
@@ -137,7 +132,7 @@ export function TokensSection() {
             ))}
           </tbody>
         </DataTable>
-      )}
+      </QueryState>
       <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
         {announcement}
       </p>

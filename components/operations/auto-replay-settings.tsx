@@ -5,7 +5,7 @@ import { useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Section } from "@/components/ui/section";
-import { EmptyState, ErrorState } from "@/components/ui/states";
+import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { can, type Role } from "@/lib/auth/roles";
@@ -39,18 +39,13 @@ export function AutoReplaySettings({ role }: { role: Role }) {
         kind replays ready records automatically, the console schedules each one&apos;s replay by itself (actor{" "}
         <code className="rc-mono">system:auto-replay</code>, naming the person who turned it on).
       </p>
-      {query.isPending ? (
-        <p className="rc-muted">Loading the kinds…</p>
-      ) : query.isError && !query.data ? (
-        <ErrorState
-          title="The settings could not be loaded"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-          retrying={query.isFetching}
-        />
-      ) : kinds.length === 0 ? (
-        <EmptyState title="No kinds known yet" />
-      ) : (
+      <QueryState
+        query={query}
+        loading="Loading the kinds…"
+        errorTitle="The settings could not be loaded"
+        isEmpty={kinds.length === 0}
+        empty={<EmptyState title="No kinds known yet" />}
+      >
         <DataTable caption="Automatic replay of ready records, by kind.">
           <thead>
             <tr>
@@ -108,7 +103,7 @@ export function AutoReplaySettings({ role }: { role: Role }) {
             ))}
           </tbody>
         </DataTable>
-      )}
+      </QueryState>
       <p ref={announcementRef} tabIndex={-1} role="status" className={styles.status}>
         {announcement}
       </p>

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import { Button } from "@/components/ui/button";
-import { EmptyState, ErrorState } from "@/components/ui/states";
+import { EmptyState, QueryState } from "@/components/ui/states";
 import type { OperationItemFilters } from "@/lib/client/query-keys";
 import { ItemsTable } from "./items-table";
 import { formatCount } from "./model";
@@ -25,21 +25,15 @@ export function ItemsList({
   live: number | false;
 }) {
   const query = useInfiniteQuery({ ...operationItemsOptions(operationId, filters), refetchInterval: live });
-  if (query.isPending) return <p className="rc-muted">Loading the records…</p>;
-  if (query.isError && !query.data) {
-    return (
-      <ErrorState
-        title="The records could not be loaded"
-        error={query.error}
-        onRetry={() => void query.refetch()}
-        retrying={query.isFetching}
-      />
-    );
-  }
-  const items = query.data.pages.flatMap((page) => page.items);
-  if (items.length === 0) return <EmptyState title="No records here" />;
+  const items = query.data?.pages.flatMap((page) => page.items) ?? [];
   return (
-    <>
+    <QueryState
+      query={query}
+      loading="Loading the records…"
+      errorTitle="The records could not be loaded"
+      isEmpty={items.length === 0}
+      empty={<EmptyState title="No records here" />}
+    >
       <ItemsTable items={items} caption={caption} />
       <div className={styles.footer}>
         <span>{formatCount(items.length)} shown</span>
@@ -51,6 +45,6 @@ export function ItemsList({
           <span>End of the list.</span>
         )}
       </div>
-    </>
+    </QueryState>
   );
 }

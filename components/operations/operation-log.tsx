@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Section } from "@/components/ui/section";
-import { EmptyState, ErrorState } from "@/components/ui/states";
+import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import styles from "./operations.module.css";
@@ -16,68 +16,57 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
   const entries = query.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Section title="Decision log" note="Every entry about this operation, newest first.">
-      {query.isPending ? (
-        <p className="rc-muted">Loading the entries…</p>
-      ) : query.isError && !query.data ? (
-        <ErrorState
-          title="The entries could not be loaded"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-          retrying={query.isFetching}
-        />
-      ) : entries.length === 0 ? (
-        <EmptyState title="No entries yet" />
-      ) : (
-        <>
-          <DataTable caption="Decision-log entries of this operation, newest first.">
-            <thead>
-              <tr>
-                <th scope="col" className="rc-num">
-                  Seq
-                </th>
-                <th scope="col">Time (UTC)</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Record</th>
-                <th scope="col">Reason</th>
+      <QueryState
+        query={query}
+        loading="Loading the entries…"
+        errorTitle="The entries could not be loaded"
+        isEmpty={entries.length === 0}
+        empty={<EmptyState title="No entries yet" />}
+      >
+        <DataTable caption="Decision-log entries of this operation, newest first.">
+          <thead>
+            <tr>
+              <th scope="col" className="rc-num">
+                Seq
+              </th>
+              <th scope="col">Time (UTC)</th>
+              <th scope="col">Actor</th>
+              <th scope="col">Action</th>
+              <th scope="col">Record</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {entries.map((entry) => (
+              <tr key={String(entry.seq)}>
+                <td className="rc-num">{String(entry.seq)}</td>
+                <td className="rc-mono rc-nowrap">
+                  <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
+                </td>
+                <td>{entry.actor}</td>
+                <td className="rc-mono">{entry.action}</td>
+                <td className="rc-nowrap">
+                  {entry.reviewId ? (
+                    <Link href={`/reviews/${encodeURIComponent(entry.reviewId)}`} prefetch={false} className="rc-mono">
+                      {entry.reviewId.slice(0, 8)}…
+                    </Link>
+                  ) : (
+                    <span className="rc-muted">—</span>
+                  )}
+                </td>
+                <td className={styles.reasonText}>{entry.reason ?? ""}</td>
               </tr>
-            </thead>
-            <tbody>
-              {entries.map((entry) => (
-                <tr key={String(entry.seq)}>
-                  <td className="rc-num">{String(entry.seq)}</td>
-                  <td className="rc-mono rc-nowrap">
-                    <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
-                  </td>
-                  <td>{entry.actor}</td>
-                  <td className="rc-mono">{entry.action}</td>
-                  <td className="rc-nowrap">
-                    {entry.reviewId ? (
-                      <Link
-                        href={`/reviews/${encodeURIComponent(entry.reviewId)}`}
-                        prefetch={false}
-                        className="rc-mono"
-                      >
-                        {entry.reviewId.slice(0, 8)}…
-                      </Link>
-                    ) : (
-                      <span className="rc-muted">—</span>
-                    )}
-                  </td>
-                  <td className={styles.reasonText}>{entry.reason ?? ""}</td>
-                </tr>
-              ))}
-            </tbody>
-          </DataTable>
-          {query.hasNextPage ? (
-            <div className={styles.footer}>
-              <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-                {query.isFetchingNextPage ? "Loading…" : "Load more entries"}
-              </Button>
-            </div>
-          ) : null}
-        </>
-      )}
+            ))}
+          </tbody>
+        </DataTable>
+        {query.hasNextPage ? (
+          <div className={styles.footer}>
+            <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+              {query.isFetchingNextPage ? "Loading…" : "Load more entries"}
+            </Button>
+          </div>
+        ) : null}
+      </QueryState>
     </Section>
   );
 }

@@ -4,7 +4,7 @@ import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Button } from "@/components/ui/button";
 import { Section } from "@/components/ui/section";
-import { EmptyState, ErrorState } from "@/components/ui/states";
+import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { ACTION_LABEL, finishedCount, formatCount, isLive, LIVE_REFRESH_MS } from "./model";
@@ -22,86 +22,81 @@ export function OperationsList() {
   const operations = query.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <Section title="Operations" note="Newest first.">
-      {query.isPending ? (
-        <p className="rc-muted">Loading the operations…</p>
-      ) : query.isError && !query.data ? (
-        <ErrorState
-          title="The operations could not be loaded"
-          error={query.error}
-          onRetry={() => void query.refetch()}
-          retrying={query.isFetching}
-        />
-      ) : operations.length === 0 ? (
-        <EmptyState
-          title="No operations yet"
-          action={
-            <Link href="/reviews?view=groups" className="rc-nowrap">
-              Choose records in the queue
-            </Link>
-          }
-        >
-          An operation takes one action on many records: tick records in the queue, act on its filter, or replay a cause
-          from the grouped view.
-        </EmptyState>
-      ) : (
-        <>
-          <DataTable caption="Bulk operations, newest first. Each links to its page.">
-            <thead>
-              <tr>
-                <th scope="col">Operation</th>
-                <th scope="col">State</th>
-                <th scope="col" className="rc-num">
-                  Records
-                </th>
-                <th scope="col">Progress</th>
-                <th scope="col">Created by</th>
-                <th scope="col">Created (UTC)</th>
-                <th scope="col">Reason</th>
-              </tr>
-            </thead>
-            <tbody>
-              {operations.map((op) => {
-                const finished = finishedCount(op);
-                return (
-                  <tr key={op.id}>
-                    <td>
-                      <Link href={`/operations/${encodeURIComponent(op.id)}`} prefetch={false}>
-                        {ACTION_LABEL[op.action] ?? op.action} · <span className="rc-mono">{op.id.slice(0, 8)}</span>
-                      </Link>
-                    </td>
-                    <td>
-                      <OperationStateBadge state={op.state} />
-                    </td>
-                    <td className="rc-num">{formatCount(op.total)}</td>
-                    <td className="rc-nowrap">
-                      {formatCount(finished)} / {formatCount(op.total)}
-                      <span className={styles.miniBar} aria-hidden="true">
-                        <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
-                      </span>
-                    </td>
-                    <td>{op.createdBy}</td>
-                    <td className="rc-mono rc-nowrap">
-                      <time dateTime={op.createdAt}>
-                        {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
-                      </time>
-                    </td>
-                    <td>{op.reason}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </DataTable>
-          <div className={styles.footer}>
-            {query.hasNextPage ? (
-              <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-                {query.isFetchingNextPage ? "Loading…" : `Load ${OPERATIONS_PAGE_SIZE} more`}
-              </Button>
-            ) : (
-              <span>End of the list.</span>
-            )}
-          </div>
-        </>
-      )}
+      <QueryState
+        query={query}
+        loading="Loading the operations…"
+        errorTitle="The operations could not be loaded"
+        isEmpty={operations.length === 0}
+        empty={
+          <EmptyState
+            title="No operations yet"
+            action={
+              <Link href="/reviews?view=groups" className="rc-nowrap">
+                Choose records in the queue
+              </Link>
+            }
+          >
+            An operation takes one action on many records: tick records in the queue, act on its filter, or replay a
+            cause from the grouped view.
+          </EmptyState>
+        }
+      >
+        <DataTable caption="Bulk operations, newest first. Each links to its page.">
+          <thead>
+            <tr>
+              <th scope="col">Operation</th>
+              <th scope="col">State</th>
+              <th scope="col" className="rc-num">
+                Records
+              </th>
+              <th scope="col">Progress</th>
+              <th scope="col">Created by</th>
+              <th scope="col">Created (UTC)</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {operations.map((op) => {
+              const finished = finishedCount(op);
+              return (
+                <tr key={op.id}>
+                  <td>
+                    <Link href={`/operations/${encodeURIComponent(op.id)}`} prefetch={false}>
+                      {ACTION_LABEL[op.action] ?? op.action} · <span className="rc-mono">{op.id.slice(0, 8)}</span>
+                    </Link>
+                  </td>
+                  <td>
+                    <OperationStateBadge state={op.state} />
+                  </td>
+                  <td className="rc-num">{formatCount(op.total)}</td>
+                  <td className="rc-nowrap">
+                    {formatCount(finished)} / {formatCount(op.total)}
+                    <span className={styles.miniBar} aria-hidden="true">
+                      <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
+                    </span>
+                  </td>
+                  <td>{op.createdBy}</td>
+                  <td className="rc-mono rc-nowrap">
+                    <time dateTime={op.createdAt}>
+                      {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
+                    </time>
+                  </td>
+                  <td>{op.reason}</td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </DataTable>
+        <div className={styles.footer}>
+          {query.hasNextPage ? (
+            <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+              {query.isFetchingNextPage ? "Loading…" : `Load ${OPERATIONS_PAGE_SIZE} more`}
+            </Button>
+          ) : (
+            <span>End of the list.</span>
+          )}
+        </div>
+      </QueryState>
     </Section>
   );
 }

@@ -79,3 +79,47 @@ export function ErrorState({
     </div>
   );
 }
+
+/** What `QueryState` reads of a query: TanStack Query's results, plain or infinite, fit. */
+export interface QueryStatus {
+  isPending: boolean;
+  isError: boolean;
+  isFetching: boolean;
+  data: unknown;
+  error: unknown;
+  refetch: () => unknown;
+}
+
+/**
+ * A loaded list's states in one place: `loading` (muted text) until the first answer, an
+ * `ErrorState` with a retry when that failed (a failed refresh keeps the rows on screen),
+ * `empty` when the answer holds nothing, else the children.
+ */
+export function QueryState({
+  query,
+  loading,
+  errorTitle,
+  isEmpty,
+  empty,
+  children,
+}: {
+  query: QueryStatus;
+  loading: string;
+  errorTitle: string;
+  isEmpty: boolean;
+  empty: ReactNode;
+  children: ReactNode;
+}) {
+  if (query.isPending) return <p className="rc-muted">{loading}</p>;
+  if (query.isError && !query.data) {
+    return (
+      <ErrorState
+        title={errorTitle}
+        error={query.error}
+        onRetry={() => void query.refetch()}
+        retrying={query.isFetching}
+      />
+    );
+  }
+  return isEmpty ? empty : children;
+}
