@@ -106,35 +106,14 @@ export function entryHash(entry: EntryFields): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-interface EntryRow {
-  seq: string;
-  prev_hash: string;
+interface EntryRow extends EntryFields {
   hash: string;
-  at_epoch: string;
-  actor: string;
-  actor_role: string | null;
-  action: string;
-  review_id: string | null;
-  effect_key: string | null;
-  reason: string | null;
-  details: string | null;
 }
 
 /** The entry's hash, or null when its time cannot be rendered (only a hand-edited `at` can be so). */
 function hashOfRow(row: EntryRow): string | null {
   try {
-    return entryHash({
-      prevHash: row.prev_hash,
-      seq: row.seq,
-      atEpoch: row.at_epoch,
-      actor: row.actor,
-      actorRole: row.actor_role,
-      action: row.action,
-      reviewId: row.review_id,
-      effectKey: row.effect_key,
-      reason: row.reason,
-      details: row.details,
-    });
+    return entryHash(row);
   } catch {
     return null;
   }
@@ -175,36 +154,37 @@ export async function verifyChain(client: pg.Client): Promise<{ verdict: ChainVe
   for (;;) {
     // ORDER BY the column, not the text alias `seq` (which would sort entry 10 before entry 2).
     const { rows } = await client.query<EntryRow>(
-      `SELECT seq::text AS seq, prev_hash, hash, extract(epoch FROM at)::text AS at_epoch, actor, actor_role,
-              action, review_id::text AS review_id, effect_key, reason, details::text AS details
+      `SELECT seq::text AS seq, prev_hash AS "prevHash", hash, extract(epoch FROM at)::text AS "atEpoch", actor,
+              actor_role AS "actorRole", action, review_id::text AS "reviewId", effect_key AS "effectKey", reason,
+              details::text AS details
          FROM decision_log WHERE seq > $1 ORDER BY decision_log.seq LIMIT $2`,
       [previousSeq.toString(), VERIFY_BATCH],
     );
     for (const row of rows) {
       const seq = BigInt(row.seq);
       if (seq !== previousSeq + 1n) return broken(row.seq, PROBLEMS.hole);
-      if (row.prev_hash !== previousHash) return broken(row.seq, PROBLEMS.link);
+      if (row.prevHash !== previousHash) return broken(row.seq, PROBLEMS.link);
       const expected = hashOfRow(row);
       if (expected === null || row.hash !== expected) return broken(row.seq, PROBLEMS.content);
       previousSeq = seq;
       previousHash = row.hash;
-      tip = { seq, hash: row.hash, at: formatEntryTime(row.at_epoch) };
+      tip = { seq, hash: row.hash, at: formatEntryTime(row.atEpoch) };
       entries++;
     }
     if (rows.length < VERIFY_BATCH) break;
   }
 
-  const { rows: headRows } = await client.query<{ last_seq: string; last_hash: string }>(
-    "SELECT last_seq::text AS last_seq, last_hash FROM decision_log_head WHERE id = 1",
+  const { rows: headRows } = await client.query<{ lastSeq: string; lastHash: string }>(
+    `SELECT last_seq::text AS "lastSeq", last_hash AS "lastHash" FROM decision_log_head WHERE id = 1`,
   );
   const head = headRows[0];
   if (!head) return { verdict: { ok: false, entries, brokenSeq: "head", problem: PROBLEMS.noHead }, tip: null };
   // The head is written in the same statement as the entries it points to, so in one snapshot
   // it names exactly the last entry; one further on means the tail was deleted.
-  if (BigInt(head.last_seq) > previousSeq) {
-    return { verdict: { ok: false, entries, brokenSeq: head.last_seq, problem: PROBLEMS.tail }, tip: null };
+  if (BigInt(head.lastSeq) > previousSeq) {
+    return { verdict: { ok: false, entries, brokenSeq: head.lastSeq, problem: PROBLEMS.tail }, tip: null };
   }
-  if (BigInt(head.last_seq) !== previousSeq || head.last_hash !== previousHash) {
+  if (BigInt(head.lastSeq) !== previousSeq || head.lastHash !== previousHash) {
     return { verdict: { ok: false, entries, brokenSeq: "head", problem: PROBLEMS.head }, tip: null };
   }
   return { verdict: { ok: true, entries }, tip };

@@ -10,7 +10,10 @@ import { recordOperationOutcome } from "@/lib/operations/items-state";
 import { claimHolder } from "./claim";
 import type { OutcomeRequest } from "./schema";
 
-/** What a reported outcome did. Every "no" is a thrown Refusal instead (lib/domain/refusal.ts). */
+/**
+ * What a reported outcome did, as the outcome API answers it (`ok` included). Every "no" is a
+ * thrown Refusal instead (lib/domain/refusal.ts).
+ */
 export interface OutcomeResult {
   ok: true;
   replayId: string;
