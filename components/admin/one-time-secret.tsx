@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef, useState } from "react";
-import { Button } from "@/components/ui/button";
+import { Button, ButtonRow } from "@/components/ui/button";
 import { Input } from "@/components/ui/field";
 import styles from "./admin.module.css";
 
@@ -32,10 +32,10 @@ export function OneTimeSecret({
   }, []);
 
   return (
-    <div ref={boxRef} tabIndex={-1} role="status" className={`${styles.noticeSecret} ${styles.focusTarget}`}>
-      <p className={styles.noticeTitle}>{title}</p>
+    <div ref={boxRef} tabIndex={-1} role="status" className={styles.secret}>
+      <p className={styles.secretTitle}>{title}</p>
       <div>
-        <label htmlFor={`${id}-secret`} className={styles.label}>
+        <label htmlFor={`${id}-secret`} className={styles.secretLabel}>
           {label}
         </label>
         <div className={styles.secretRow}>
@@ -57,11 +57,11 @@ export function OneTimeSecret({
         </div>
       </div>
       <p id={`${id}-note`}>{note}</p>
-      <div className={styles.formButtons}>
+      <ButtonRow>
         <Button variant="primary" onClick={onDone}>
           Done
         </Button>
-      </div>
+      </ButtonRow>
     </div>
   );
 }

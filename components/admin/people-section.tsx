@@ -6,14 +6,14 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
+import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
-import { EmptyState, QueryState } from "@/components/ui/states";
+import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
 import type { PersonView } from "@/lib/users/person-view";
 import styles from "./admin.module.css";
-import { ChangeForm } from "./change-form";
 import { OneTimeSecret } from "./one-time-secret";
 import { peopleOptions } from "./queries";
 import { type PersonAnswer, usePersonChange } from "./use-admin-mutations";
@@ -181,50 +181,46 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
           </tbody>
         </DataTable>
       </QueryState>
-      <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
-        {announcement}
-      </p>
+      <StatusLine ref={statusRef}>{announcement}</StatusLine>
       <ModalDialog open={dialog !== null} title={dialog ? dialogTitle(dialog) : ""} onClose={() => setDialog(null)}>
-        <div className={styles.dialogBody}>
-          {dialog?.type === "link" ? (
-            <OneTimeSecret
-              title={`Link made; it works once, until ${formatUtc(dialog.expiresAt, { seconds: false })}.`}
-              label="Link to set a password"
-              value={dialog.url}
-              note="Hand it to the person yourself. It is shown only now and cannot be shown again; a new link replaces it."
-              onDone={() => finished("")}
-            />
-          ) : dialog?.type === "invite" ? (
-            <InviteForm
-              onSubmit={async (input) => {
-                const answer = await change.mutateAsync({ kind: "invite", ...input });
-                setDialog({ type: "link", title: `${answer.person.email} is invited`, ...answer.link! });
-              }}
-            />
-          ) : dialog?.type === "role" ? (
-            <RoleForm
-              person={dialog.person}
-              onSubmit={async (role, reason) => {
-                const answer = await change.mutateAsync({ kind: "role", userId: dialog.person.id, role, reason });
+        {dialog?.type === "link" ? (
+          <OneTimeSecret
+            title={`Link made; it works once, until ${formatUtc(dialog.expiresAt, { seconds: false })}.`}
+            label="Link to set a password"
+            value={dialog.url}
+            note="Hand it to the person yourself. It is shown only now and cannot be shown again; a new link replaces it."
+            onDone={() => finished("")}
+          />
+        ) : dialog?.type === "invite" ? (
+          <InviteForm
+            onSubmit={async (input) => {
+              const answer = await change.mutateAsync({ kind: "invite", ...input });
+              setDialog({ type: "link", title: `${answer.person.email} is invited`, ...answer.link! });
+            }}
+          />
+        ) : dialog?.type === "role" ? (
+          <RoleForm
+            person={dialog.person}
+            onSubmit={async (role, reason) => {
+              const answer = await change.mutateAsync({ kind: "role", userId: dialog.person.id, role, reason });
+              finished(announce(dialog, answer));
+            }}
+          />
+        ) : dialog && isReasonOnly(dialog) ? (
+          <ReasonForm
+            explanation={<p className={styles.lead}>{EXPLANATIONS[dialog.type]}</p>}
+            submitLabel={SUBMIT_LABELS[dialog.type]}
+            danger={dialog.type === "disable"}
+            onSubmit={async (reason) => {
+              const answer = await change.mutateAsync({ kind: dialog.type, userId: dialog.person.id, reason });
+              if (dialog.type === "password-link") {
+                setDialog({ type: "link", title: `New password link for ${answer.person.email}`, ...answer.link! });
+              } else {
                 finished(announce(dialog, answer));
-              }}
-            />
-          ) : dialog && isReasonOnly(dialog) ? (
-            <ChangeForm
-              explanation={<p className={styles.lead}>{EXPLANATIONS[dialog.type]}</p>}
-              submitLabel={SUBMIT_LABELS[dialog.type]}
-              danger={dialog.type === "disable"}
-              onSubmit={async (reason) => {
-                const answer = await change.mutateAsync({ kind: dialog.type, userId: dialog.person.id, reason });
-                if (dialog.type === "password-link") {
-                  setDialog({ type: "link", title: `New password link for ${answer.person.email}`, ...answer.link! });
-                } else {
-                  finished(announce(dialog, answer));
-                }
-              }}
-            />
-          ) : null}
-        </div>
+              }
+            }}
+          />
+        ) : null}
       </ModalDialog>
     </Section>
   );
@@ -256,7 +252,7 @@ function InviteForm({
   const [email, setEmail] = useState("");
   const [role, setRole] = useState<string>("owner");
   return (
-    <ChangeForm
+    <ReasonForm
       explanation={
         <p className={styles.lead}>They get no password from you: you get a one-time link for them to set their own.</p>
       }
@@ -302,7 +298,7 @@ function RoleForm({
   const choices = PERSON_ROLES.filter((r) => r !== person.role);
   const [role, setRole] = useState<string>(choices[0]!);
   return (
-    <ChangeForm
+    <ReasonForm
       explanation={
         <p className={styles.lead}>
           {person.email} is {person.role} now. Their open sessions end: they sign in again with the new role.

@@ -6,15 +6,15 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
+import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
-import { EmptyState, QueryState } from "@/components/ui/states";
+import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { ROLES } from "@/lib/auth/roles";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
 import type { TokenView } from "@/lib/tokens/token-view";
 import styles from "./admin.module.css";
-import { ChangeForm } from "./change-form";
 import { OneTimeSecret } from "./one-time-secret";
 import { tokensOptions } from "./queries";
 import { useIssueToken, useRevokeToken } from "./use-admin-mutations";
@@ -133,43 +133,39 @@ export function TokensSection() {
           </tbody>
         </DataTable>
       </QueryState>
-      <p ref={statusRef} tabIndex={-1} role="status" className={styles.status}>
-        {announcement}
-      </p>
+      <StatusLine ref={statusRef}>{announcement}</StatusLine>
       <ModalDialog open={dialog !== null} title={title} onClose={() => setDialog(null)}>
-        <div className={styles.dialogBody}>
-          {dialog?.type === "issued" ? (
-            <OneTimeSecret
-              title="Copy the token now."
-              label={`Token ${dialog.name}`}
-              value={dialog.secret}
-              note="It is shown only now: only its hash is kept, so it cannot be shown again. Lost, it can only be revoked and replaced."
-              onDone={() => finished(`Token ${dialog.name} created.`)}
-            />
-          ) : dialog?.type === "create" ? (
-            <CreateTokenForm
-              onSubmit={async (input) => {
-                const issued = await issue.mutateAsync(input);
-                setDialog({ type: "issued", name: issued.token.name, secret: issued.secret });
-              }}
-            />
-          ) : dialog?.type === "revoke" ? (
-            <ChangeForm
-              explanation={
-                <p className={styles.lead}>
-                  Programs using {dialog.token.name} ({dialog.token.prefix}…) are refused from now on. This cannot be
-                  undone.
-                </p>
-              }
-              submitLabel="Revoke"
-              danger
-              onSubmit={async (reason) => {
-                await revoke.mutateAsync({ id: dialog.token.id, reason });
-                finished(`Token ${dialog.token.name} revoked.`);
-              }}
-            />
-          ) : null}
-        </div>
+        {dialog?.type === "issued" ? (
+          <OneTimeSecret
+            title="Copy the token now."
+            label={`Token ${dialog.name}`}
+            value={dialog.secret}
+            note="It is shown only now: only its hash is kept, so it cannot be shown again. Lost, it can only be revoked and replaced."
+            onDone={() => finished(`Token ${dialog.name} created.`)}
+          />
+        ) : dialog?.type === "create" ? (
+          <CreateTokenForm
+            onSubmit={async (input) => {
+              const issued = await issue.mutateAsync(input);
+              setDialog({ type: "issued", name: issued.token.name, secret: issued.secret });
+            }}
+          />
+        ) : dialog?.type === "revoke" ? (
+          <ReasonForm
+            explanation={
+              <p className={styles.lead}>
+                Programs using {dialog.token.name} ({dialog.token.prefix}…) are refused from now on. This cannot be
+                undone.
+              </p>
+            }
+            submitLabel="Revoke"
+            danger
+            onSubmit={async (reason) => {
+              await revoke.mutateAsync({ id: dialog.token.id, reason });
+              finished(`Token ${dialog.token.name} revoked.`);
+            }}
+          />
+        ) : null}
       </ModalDialog>
     </Section>
   );
@@ -185,7 +181,7 @@ function CreateTokenForm({
   const [role, setRole] = useState<string>("consumer");
   const [expiry, setExpiry] = useState<string>("90");
   return (
-    <ChangeForm
+    <ReasonForm
       fields={
         <>
           <Field

@@ -4,17 +4,18 @@ import { useQuery } from "@tanstack/react-query";
 import { useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { ModalDialog } from "@/components/ui/modal-dialog";
+import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
-import { EmptyState, QueryState } from "@/components/ui/states";
+import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { can, type Role } from "@/lib/auth/roles";
 import type { KindAutoReplay } from "@/lib/operations/types";
-import { ControlDialog } from "./control-dialog";
 import { formatCount } from "./model";
 import styles from "./operations.module.css";
+import { problemOf } from "./problem";
 import { autoReplayOptions } from "./queries";
-import { ReasonForm } from "./reason-form";
 import { useSetAutoReplay } from "./use-operation-mutations";
 
 /**
@@ -104,10 +105,8 @@ export function AutoReplaySettings({ role }: { role: Role }) {
           </tbody>
         </DataTable>
       </QueryState>
-      <p ref={announcementRef} tabIndex={-1} role="status" className={styles.status}>
-        {announcement}
-      </p>
-      <ControlDialog
+      <StatusLine ref={announcementRef}>{announcement}</StatusLine>
+      <ModalDialog
         open={editing !== null}
         title={editing ? `${turningOn ? "Turn on" : "Turn off"} automatic replay: ${editing.kind}` : ""}
         onClose={() => setEditing(null)}
@@ -123,6 +122,7 @@ export function AutoReplaySettings({ role }: { role: Role }) {
               </p>
             }
             submitLabel={turningOn ? "Turn on" : "Turn off"}
+            describeProblem={problemOf}
             onSubmit={(reason) =>
               mutation.mutateAsync({ kind: editing.kind, enabled: turningOn, reason }).then(() => {
                 setAnnouncement(`Automatic replay for ${editing.kind} is ${turningOn ? "on" : "off"}.`);
@@ -132,7 +132,7 @@ export function AutoReplaySettings({ role }: { role: Role }) {
             }
           />
         ) : null}
-      </ControlDialog>
+      </ModalDialog>
     </Section>
   );
 }

@@ -1,13 +1,15 @@
 "use client";
 
 import { type FormEvent, useId, useRef, useState } from "react";
-import { Button } from "@/components/ui/button";
+import { Button, ButtonRow } from "@/components/ui/button";
+import { CheckConfirm } from "@/components/ui/field";
+import { type Problem, ProblemNotice } from "@/components/ui/notice";
 import { formatUtc } from "@/components/ui/time";
 import type { DryRun, OperationView } from "@/lib/operations/types";
 import { DryRunTable } from "./dry-run-table";
 import { ACTION_LABEL, formatCount, percent } from "./model";
 import styles from "./operations.module.css";
-import { FieldErrorText, type Problem, ProblemNotice, problemOf } from "./problem";
+import { problemOf } from "./problem";
 
 function settingsText(operation: OperationView): string {
   const parts = [`at most ${formatCount(operation.ratePerSecond)} per second`];
@@ -72,30 +74,22 @@ export function ConfirmForm({
         {settingsText(operation)}. The dry run of <time dateTime={dryRun.at}>{formatUtc(dryRun.at)}</time> says:
       </p>
       <DryRunTable dryRun={dryRun} caption="The dry run you confirm: records by verdict." />
-      <div className={styles.check}>
-        <input
-          id={`${id}-check`}
-          type="checkbox"
-          checked={checked}
-          onChange={(event) => {
-            setCheckedFor(event.target.checked ? dryRun.at : null);
-            setMissing(false);
-          }}
-          aria-invalid={missing || undefined}
-          aria-describedby={`${id}-check-error`}
-          data-autofocus=""
-        />
-        <label htmlFor={`${id}-check`}>I reviewed these numbers</label>
-        <FieldErrorText
-          id={`${id}-check-error`}
-          messages={missing ? ["Tick this once you have read the numbers above."] : problem?.fields.checkDone}
-        />
-      </div>
-      <div className={styles.formButtons}>
+      <CheckConfirm
+        id={`${id}-check`}
+        label="I reviewed these numbers"
+        checked={checked}
+        onChange={(event) => {
+          setCheckedFor(event.target.checked ? dryRun.at : null);
+          setMissing(false);
+        }}
+        errors={missing ? ["Tick this once you have read the numbers above."] : problem?.fields.checkDone}
+        data-autofocus=""
+      />
+      <ButtonRow>
         <Button type="submit" variant="primary" aria-disabled={pending || undefined}>
           {pending ? "Starting…" : "Confirm and start"}
         </Button>
-      </div>
+      </ButtonRow>
     </form>
   );
 }

@@ -3,7 +3,9 @@
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
-import { Button, buttonClassName } from "@/components/ui/button";
+import { Button, ButtonRow, buttonClassName } from "@/components/ui/button";
+import { Choice, Field, FieldError, Fieldset, Textarea } from "@/components/ui/field";
+import { type IssueLink, Notice, type Problem, ProblemNotice } from "@/components/ui/notice";
 import { Section } from "@/components/ui/section";
 import type { Role } from "@/lib/auth/roles";
 import { ApiRequestError } from "@/lib/client/api";
@@ -11,7 +13,7 @@ import type { OperationAction } from "@/lib/operations/types";
 import { ACTION_EXPLANATION, ACTION_LABEL, allowedOperationActions } from "./model";
 import { buildRequest, fieldOfIssue, newDraft, type OperationDraft } from "./new-operation-draft";
 import styles from "./operations.module.css";
-import { FieldErrorText, type FieldErrors, type IssueLink, type Problem, ProblemNotice, problemOf } from "./problem";
+import { type FieldErrors, problemOf } from "./problem";
 import { RunSettingsFields } from "./replay-settings-fields";
 import type { NewOperationParams } from "./selection-params";
 import { SelectionDescription } from "./selection-text";
@@ -88,8 +90,7 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
   }
   if (!selection) {
     return (
-      <div className={styles.noticeWarn}>
-        <p className={styles.noticeTitle}>{params.problem ?? "No records are chosen."}</p>
+      <Notice tone="warning" title={params.problem ?? "No records are chosen."}>
         <p>
           Choose records in the queue (tick them, use &quot;Bulk action on this filter&quot;, or pick a cause in the
           grouped view), then come back here from there.
@@ -99,7 +100,7 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
             Go to the queue
           </Link>
         </p>
-      </div>
+      </Notice>
     );
   }
 
@@ -134,62 +135,55 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
           The records are frozen when the operation is created, each with its version: a record someone changes
           afterwards is skipped, never overridden.
         </p>
-        <FieldErrorText id="op-selection-error" messages={errors.selection} />
+        <FieldError id="op-selection-error" messages={errors.selection} />
       </Section>
 
-      <fieldset className={styles.fieldset}>
-        <legend>Action</legend>
+      <Fieldset legend="Action">
         {allowed.map((action: OperationAction) => (
           <div key={action}>
-            <label className={styles.choice}>
-              <input
-                type="radio"
-                name="op-action"
-                value={action}
-                checked={draft.action === action}
-                onChange={() => update({ action })}
-                aria-describedby={`op-action-${action}-hint`}
-              />
-              {ACTION_LABEL[action]}
-            </label>
+            <Choice
+              type="radio"
+              name="op-action"
+              value={action}
+              checked={draft.action === action}
+              onChange={() => update({ action })}
+              aria-describedby={`op-action-${action}-hint`}
+              label={ACTION_LABEL[action]}
+            />
             <p id={`op-action-${action}-hint`} className={styles.choiceHint}>
               {ACTION_EXPLANATION[action]}
             </p>
           </div>
         ))}
-        <FieldErrorText id="op-action-error" messages={errors.action} />
-      </fieldset>
+        <FieldError id="op-action-error" messages={errors.action} />
+      </Fieldset>
 
-      <div>
-        <label htmlFor="op-reason" className={styles.label}>
-          {draft.action === "note" ? "Note (required)" : "Reason (required)"}
-        </label>
-        <textarea
+      <Field
+        label={draft.action === "note" ? "Note (required)" : "Reason (required)"}
+        htmlFor="op-reason"
+        hint="Written to the decision log with your name, for the operation and for every record it acts on."
+        error={<FieldError id="op-reason-error" messages={errors.reason} />}
+      >
+        <Textarea
           id="op-reason"
-          className={styles.textarea}
-          rows={3}
           value={draft.reason}
           required
           aria-invalid={errors.reason ? true : undefined}
           aria-describedby="op-reason-hint op-reason-error"
           onChange={(event) => update({ reason: event.target.value })}
         />
-        <span id="op-reason-hint" className={styles.fieldHint}>
-          Written to the decision log with your name, for the operation and for every record it acts on.
-        </span>
-        <FieldErrorText id="op-reason-error" messages={errors.reason} />
-      </div>
+      </Field>
 
       <RunSettingsFields draft={draft} errors={errors} update={update} />
 
-      <div className={styles.formButtons}>
+      <ButtonRow>
         <Button type="submit" variant="primary" aria-disabled={create.isPending || undefined}>
           {create.isPending ? "Creating…" : "Create the operation"}
         </Button>
         <span className={styles.note}>
           Nothing is done yet: the next page runs a dry run, and the operation starts only once you confirm its numbers.
         </span>
-      </div>
+      </ButtonRow>
     </form>
   );
 }

@@ -2,15 +2,17 @@
 
 import { useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { ModalDialog } from "@/components/ui/modal-dialog";
+import { type Problem, ProblemNotice } from "@/components/ui/notice";
+import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
+import { StatusLine } from "@/components/ui/states";
 import type { Role } from "@/lib/auth/roles";
 import type { OperationView } from "@/lib/operations/types";
 import { ConfirmForm } from "./confirm-form";
-import { ControlDialog } from "./control-dialog";
 import { formatCount } from "./model";
 import styles from "./operations.module.css";
-import { type Problem, ProblemNotice, problemOf } from "./problem";
-import { ReasonForm } from "./reason-form";
+import { problemOf } from "./problem";
 import { useOperationControl } from "./use-operation-mutations";
 
 type Dialog = "confirm" | "pause" | "resume" | "abort";
@@ -127,7 +129,7 @@ export function OperationControls({ operation, role }: { operation: OperationVie
             </Button>
           ) : null}
           {controls.includes("abort") ? (
-            <Button className={styles.danger} aria-haspopup="dialog" onClick={() => setDialog("abort")}>
+            <Button variant="danger" aria-haspopup="dialog" onClick={() => setDialog("abort")}>
               Abort…
             </Button>
           ) : null}
@@ -144,10 +146,8 @@ export function OperationControls({ operation, role }: { operation: OperationVie
           then continue or abort.
         </p>
       ) : null}
-      <p ref={announcementRef} tabIndex={-1} role="status" className={styles.status}>
-        {announcement}
-      </p>
-      <ControlDialog open={dialog !== null} title={dialogTitle} onClose={() => setDialog(null)}>
+      <StatusLine ref={announcementRef}>{announcement}</StatusLine>
+      <ModalDialog open={dialog !== null} title={dialogTitle} onClose={() => setDialog(null)}>
         {dialog === "confirm" && dryRun ? (
           <ConfirmForm
             operation={operation}
@@ -162,6 +162,7 @@ export function OperationControls({ operation, role }: { operation: OperationVie
             explanation={<p className={styles.lead}>{REASON_COPY[dialog].explain}</p>}
             submitLabel={dialog === "resume" ? resumeLabel : REASON_COPY[dialog].submit}
             danger={dialog === "abort"}
+            describeProblem={problemOf}
             onSubmit={(reason) =>
               mutation
                 .mutateAsync({ control: dialog, reason })
@@ -171,7 +172,7 @@ export function OperationControls({ operation, role }: { operation: OperationVie
             }
           />
         ) : null}
-      </ControlDialog>
+      </ModalDialog>
     </Section>
   );
 }

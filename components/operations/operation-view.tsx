@@ -5,6 +5,7 @@ import Link from "next/link";
 import { ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import { can, type Role } from "@/lib/auth/roles";
+import { Notice } from "@/components/ui/notice";
 import { DryRunSection } from "./dry-run-section";
 import { ACTION_LABEL, formatCount } from "./model";
 import { OperationStateBadge } from "./operation-badges";
@@ -77,17 +78,18 @@ export function OperationView({ id, role }: { id: string; role: Role }) {
       </header>
       {operation.state === "paused" ? (
         // Not a live region: the state line above already announces the change.
-        <div className={styles.noticeWarn} role="note" aria-labelledby="operation-paused-title">
-          <p className={styles.noticeTitle} id="operation-paused-title">
-            Paused
-          </p>
+        <Notice
+          tone="warning"
+          role="note"
+          aria-labelledby="operation-paused-title"
+          title="Paused"
+          titleId="operation-paused-title"
+        >
           <p>{operation.pauseReason ?? "No reason was given."}</p>
-        </div>
+        </Notice>
       ) : null}
       {operation.state === "awaiting-continue" ? (
-        <div className={styles.noticeInfo} role="note">
-          <p className={styles.noticeTitle}>The canary is out: waiting for someone to continue</p>
-        </div>
+        <Notice tone="info" role="note" title="The canary is out: waiting for someone to continue" />
       ) : null}
       <OperationControls operation={operation} role={role} />
       <OperationProgress operation={operation} />

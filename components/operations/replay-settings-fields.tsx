@@ -1,9 +1,9 @@
 "use client";
 
-import { Field, Input } from "@/components/ui/field";
+import { Choice, Field, FieldError, Fieldset, Input } from "@/components/ui/field";
 import type { OperationDraft } from "./new-operation-draft";
 import styles from "./operations.module.css";
-import { FieldErrorText, type FieldErrors } from "./problem";
+import type { FieldErrors } from "./problem";
 
 function localTimeZone(): string {
   try {
@@ -52,7 +52,7 @@ function NumberField({
         aria-describedby={`${id}-hint ${id}-error`}
         onChange={(event) => onChange(event.target.value)}
       />
-      <FieldErrorText id={`${id}-error`} messages={errors} />
+      <FieldError id={`${id}-error`} messages={errors} />
     </Field>
   );
 }
@@ -71,26 +71,21 @@ export function RunSettingsFields({
   return (
     <>
       {replay ? (
-        <fieldset className={styles.fieldset}>
-          <legend>When</legend>
-          <label className={styles.choice}>
-            <input
-              type="radio"
-              name="op-run-mode"
-              checked={draft.runMode === "now"}
-              onChange={() => update({ runMode: "now" })}
-            />
-            As soon as it is confirmed
-          </label>
-          <label className={styles.choice}>
-            <input
-              type="radio"
-              name="op-run-mode"
-              checked={draft.runMode === "at"}
-              onChange={() => update({ runMode: "at" })}
-            />
-            Not before a time
-          </label>
+        <Fieldset legend="When">
+          <Choice
+            type="radio"
+            name="op-run-mode"
+            checked={draft.runMode === "now"}
+            onChange={() => update({ runMode: "now" })}
+            label="As soon as it is confirmed"
+          />
+          <Choice
+            type="radio"
+            name="op-run-mode"
+            checked={draft.runMode === "at"}
+            onChange={() => update({ runMode: "at" })}
+            label="Not before a time"
+          />
           {draft.runMode === "at" ? (
             <Field
               label={`Run at (${localTimeZone()})`}
@@ -105,14 +100,13 @@ export function RunSettingsFields({
                 aria-describedby="op-run-at-error"
                 onChange={(event) => update({ runAtLocal: event.target.value })}
               />
-              <FieldErrorText id="op-run-at-error" messages={errors.runAt} />
+              <FieldError id="op-run-at-error" messages={errors.runAt} />
             </Field>
           ) : null}
-        </fieldset>
+        </Fieldset>
       ) : null}
 
-      <fieldset className={styles.fieldset}>
-        <legend>Pace</legend>
+      <Fieldset legend="Pace">
         <div className={styles.fieldRow}>
           <NumberField
             id="op-rate"
@@ -136,19 +130,16 @@ export function RunSettingsFields({
             onChange={(canarySize) => update({ canarySize })}
           />
         </div>
-      </fieldset>
+      </Fieldset>
 
       {replay ? (
-        <fieldset className={styles.fieldset}>
-          <legend>Auto-pause</legend>
-          <label className={styles.choice}>
-            <input
-              type="checkbox"
-              checked={draft.autoPauseOn}
-              onChange={(event) => update({ autoPauseOn: event.target.checked })}
-            />
-            Pause by itself when too many replays are held again
-          </label>
+        <Fieldset legend="Auto-pause">
+          <Choice
+            type="checkbox"
+            checked={draft.autoPauseOn}
+            onChange={(event) => update({ autoPauseOn: event.target.checked })}
+            label="Pause by itself when too many replays are held again"
+          />
           <div className={styles.fieldRow}>
             <NumberField
               id="op-threshold"
@@ -174,8 +165,8 @@ export function RunSettingsFields({
               onChange={(minOutcomes) => update({ minOutcomes })}
             />
           </div>
-          <FieldErrorText id="op-auto-pause-error" messages={errors.autoPause} />
-        </fieldset>
+          <FieldError id="op-auto-pause-error" messages={errors.autoPause} />
+        </Fieldset>
       ) : null}
     </>
   );

@@ -7,8 +7,8 @@ import styles from "./ui.module.css";
 /**
  * A modal on the native <dialog>: the browser traps focus, makes the page behind inert and
  * closes on Escape. On open, focus goes to the element marked `data-autofocus` (without one, the
- * browser's own choice, the first focusable element, stands). Its content is mounted only while
- * it is open, so a form starts empty each time.
+ * browser's own choice, the first focusable element, stands). Its content, in a padded column,
+ * is mounted only while it is open, so a form starts empty each time.
  */
 export function ModalDialog({
   open,
@@ -52,7 +52,7 @@ export function ModalDialog({
           Close<span className="rc-visually-hidden"> (Escape)</span>
         </Button>
       </div>
-      {open ? children : null}
+      {open ? <div className={styles.dialogBody}>{children}</div> : null}
     </dialog>
   );
 }

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import type { ReactNode, Ref } from "react";
 import { ApiRequestError } from "@/lib/client/api";
 import { Button, buttonClassName } from "./button";
 import styles from "./ui.module.css";
@@ -122,4 +122,25 @@ export function QueryState({
     );
   }
   return isEmpty ? empty : children;
+}
+
+/**
+ * What an action just did ("Token billing created."), a live region (role="status") with the
+ * height of a line even while empty. `ref` lets the page move the focus here after a dialog
+ * closes, so keyboard users land on the result.
+ */
+export function StatusLine({
+  ref,
+  className,
+  children,
+}: {
+  ref?: Ref<HTMLParagraphElement>;
+  className?: string;
+  children: ReactNode;
+}) {
+  return (
+    <p ref={ref} tabIndex={-1} role="status" className={[styles.statusLine, className ?? ""].join(" ")}>
+      {children}
+    </p>
+  );
 }
