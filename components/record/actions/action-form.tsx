@@ -1,9 +1,10 @@
 "use client";
 
-import { buttonClassName } from "@/components/ui/button";
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "react";
-import { ApiRequestError } from "@/lib/client/api";
+import { ButtonRow, buttonClassName } from "@/components/ui/button";
+import { CheckConfirm, Choice, FieldError, Fieldset, Textarea } from "@/components/ui/field";
 import type { Role } from "@/lib/auth/roles";
+import { ApiRequestError } from "@/lib/client/api";
 import {
   ACTION_RULES,
   actionRequestSchema,
@@ -20,7 +21,7 @@ import { ActionExplanation, SUBMIT_LABEL } from "./action-copy";
 import { checkPayload, correctionKind, proposedEnvelope, suppliedEnvelope } from "./correction";
 import { CorrectionEdit, CorrectionReview } from "./correction-fields";
 import type { ActionDraft } from "./draft";
-import { FieldErrorText, type FieldErrors, groupIssues } from "./field-errors";
+import { type FieldErrors, groupIssues } from "./field-errors";
 import { StaleNotice } from "./stale-notice";
 
 const CONFLICT_TITLE: Record<string, string> = {
@@ -315,27 +316,22 @@ export function ActionForm({
       </div>
 
       {action === "replay" ? (
-        <fieldset className={styles.fieldset}>
-          <legend>When</legend>
-          <label className={styles.choice}>
-            <input
-              type="radio"
-              name={ids("runMode")}
-              checked={draft.runMode === "now"}
-              onChange={() => update({ runMode: "now" })}
-              data-autofocus=""
-            />
-            Now
-          </label>
-          <label className={styles.choice}>
-            <input
-              type="radio"
-              name={ids("runMode")}
-              checked={draft.runMode === "at"}
-              onChange={() => update({ runMode: "at" })}
-            />
-            At a time
-          </label>
+        <Fieldset legend="When">
+          <Choice
+            type="radio"
+            name={ids("runMode")}
+            checked={draft.runMode === "now"}
+            onChange={() => update({ runMode: "now" })}
+            data-autofocus=""
+            label="Now"
+          />
+          <Choice
+            type="radio"
+            name={ids("runMode")}
+            checked={draft.runMode === "at"}
+            onChange={() => update({ runMode: "at" })}
+            label="At a time"
+          />
           {draft.runMode === "at" ? (
             <div className={styles.field}>
               <label htmlFor={ids("runAt")} className={styles.label}>
@@ -351,10 +347,10 @@ export function ActionForm({
                 aria-invalid={errors.runAt ? true : undefined}
                 aria-describedby={`${ids("runAt")}-error`}
               />
-              <FieldErrorText id={`${ids("runAt")}-error`} messages={errors.runAt} />
+              <FieldError id={`${ids("runAt")}-error`} messages={errors.runAt} />
             </div>
           ) : null}
-        </fieldset>
+        </Fieldset>
       ) : null}
 
       {action === "confirm-applied" || action === "confirm-not-applied" ? (
@@ -378,7 +374,7 @@ export function ActionForm({
               ? "The id the provider gave the effect (e.g. its message or charge id): the evidence that it exists."
               : "The provider's answer that it has no such effect, if it gave one (a ticket or lookup id)."}
           </span>
-          <FieldErrorText id={`${ids("providerRef")}-error`} messages={errors.providerRef} />
+          <FieldError id={`${ids("providerRef")}-error`} messages={errors.providerRef} />
         </div>
       ) : null}
 
@@ -416,10 +412,8 @@ export function ActionForm({
             <label htmlFor={ids("reason")} className={styles.label}>
               {action === "note" ? "Note (required)" : "Reason (required)"}
             </label>
-            <textarea
+            <Textarea
               id={ids("reason")}
-              className={styles.textarea}
-              rows={3}
               value={draft.reason}
               onChange={(event) => update({ reason: event.target.value })}
               required
@@ -430,27 +424,24 @@ export function ActionForm({
             <span id={`${ids("reason")}-hint`} className={styles.hint}>
               Written to the record&apos;s history and the decision log with your name.
             </span>
-            <FieldErrorText id={`${ids("reason")}-error`} messages={errors.reason} />
+            <FieldError id={`${ids("reason")}-error`} messages={errors.reason} />
           </div>
 
           {needsCheck ? (
-            <div className={styles.checkConfirm}>
-              <input
-                id={ids("checkDone")}
-                type="checkbox"
-                checked={draft.checkDone}
-                onChange={(event) => update({ checkDone: event.target.checked })}
-                aria-invalid={errors.checkDone ? true : undefined}
-                aria-describedby={`${ids("checkDone")}-error`}
-              />
-              <label htmlFor={ids("checkDone")}>
-                I have done the required check: <strong>{record.requiredCheck}</strong>
-              </label>
-              <FieldErrorText id={`${ids("checkDone")}-error`} messages={errors.checkDone} />
-            </div>
+            <CheckConfirm
+              id={ids("checkDone")}
+              label={
+                <>
+                  I have done the required check: <strong>{record.requiredCheck}</strong>
+                </>
+              }
+              checked={draft.checkDone}
+              onChange={(event) => update({ checkDone: event.target.checked })}
+              errors={errors.checkDone}
+            />
           ) : null}
 
-          <div className={styles.formButtons}>
+          <ButtonRow>
             <button
               type="submit"
               className={buttonClassName("primary", "md", action === "cancel" ? styles.danger : undefined)}
@@ -459,7 +450,7 @@ export function ActionForm({
               {mutation.isPending ? "Saving…" : SUBMIT_LABEL[action]}
             </button>
             <span className={styles.hint}>Acts on version {draft.base.version}.</span>
-          </div>
+          </ButtonRow>
         </>
       ) : null}
     </form>

@@ -1,13 +1,14 @@
 "use client";
 
 import Link from "next/link";
-import { buttonClassName } from "@/components/ui/button";
 import { useEffect, useRef, useState } from "react";
+import { buttonClassName } from "@/components/ui/button";
+import { ModalDialog } from "@/components/ui/modal-dialog";
+import { StatusLine } from "@/components/ui/states";
 import { can, type Role } from "@/lib/auth/roles";
 import { ACTION_RULES, allowedActions, type ActionName } from "@/lib/reviews/action-rules";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
-import { ModalDialog } from "@/components/ui/modal-dialog";
 import { ActionForm } from "./action-form";
 import { type ActionDraft, newDraft } from "./draft";
 
@@ -23,7 +24,7 @@ const ORDER: ActionName[] = [
 ];
 
 function buttonClass(action: ActionName, index: number): string {
-  if (action === "cancel") return buttonClassName("default", "md", styles.dangerOutline);
+  if (action === "cancel") return buttonClassName("danger");
   return buttonClassName(index === 0 && action !== "note" ? "primary" : "default");
 }
 
@@ -134,9 +135,9 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
             </button>
           ))}
         </div>
-        <p ref={announcementRef} tabIndex={-1} role="status" className={styles.announcement}>
+        <StatusLine ref={announcementRef} className={styles.announcement}>
           {announcement}
-        </p>
+        </StatusLine>
       </div>
       {why ? <p className={styles.hint}>{why}</p> : null}
       <ModalDialog

@@ -1,8 +1,9 @@
 "use client";
 
-import { buttonClassName } from "@/components/ui/button";
 import dynamic from "next/dynamic";
 import { useMemo } from "react";
+import { ButtonRow, buttonClassName } from "@/components/ui/button";
+import { FieldError, Fieldset } from "@/components/ui/field";
 import { ENVELOPE_KEY_FIELDS, isRecord, readEnvelopeKeys } from "@/lib/contract/envelope";
 import { latestEnvelope, missingEnvelopeFields } from "../format";
 import { jsonChanges } from "../json-diff";
@@ -11,7 +12,7 @@ import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
 import { correctionKind, ENVELOPE_FIELD_HINT, type PayloadCheck } from "./correction";
 import type { ActionDraft } from "./draft";
-import { FieldErrorText, type FieldErrors } from "./field-errors";
+import type { FieldErrors } from "./field-errors";
 
 const PayloadEditor = dynamic(() => import("./payload-editor"), {
   ssr: false,
@@ -96,8 +97,7 @@ export function CorrectionEdit({
   const fromRevision = record.revisions.at(-1)?.number;
   return (
     <div className={styles.stack}>
-      <fieldset className={styles.fieldset}>
-        <legend>Envelope</legend>
+      <Fieldset legend="Envelope">
         <p className={styles.hint}>
           {missing.length === 0
             ? "Kept as it is: a replay keeps the message id and the effectKey."
@@ -138,13 +138,13 @@ export function CorrectionEdit({
                     {ENVELOPE_FIELD_HINT[field]}
                     {received[field] !== undefined ? `; received ${JSON.stringify(received[field])}, not usable` : ""}
                   </span>
-                  <FieldErrorText id={`${ids(`envelope.${field}`)}-error`} messages={errors[`envelope.${field}`]} />
+                  <FieldError id={`${ids(`envelope.${field}`)}-error`} messages={errors[`envelope.${field}`]} />
                 </dd>
               </div>
             ))}
           </dl>
         ) : null}
-      </fieldset>
+      </Fieldset>
 
       <div className={styles.field}>
         <span id={ids("payload-label")} className={styles.label}>
@@ -171,14 +171,14 @@ export function CorrectionEdit({
             payload; the envelope&apos;s id and effectKey cannot be changed.
           </p>
         ) : null}
-        <FieldErrorText id={`${ids("payload")}-error`} messages={errors.payload} />
+        <FieldError id={`${ids("payload")}-error`} messages={errors.payload} />
       </div>
-      <div className={styles.formButtons}>
+      <ButtonRow>
         <button type="button" className={buttonClassName("primary")} onClick={onReview}>
           Review the changes
         </button>
         <span className={styles.hint}>Nothing is saved until you confirm on the next step.</span>
-      </div>
+      </ButtonRow>
     </div>
   );
 }

@@ -1,5 +1,4 @@
 import type { FieldIssue } from "@/lib/domain/refusal";
-import styles from "../record.module.css";
 
 /** Messages by form field: `reason`, `checkDone`, `runAt`, `providerRef`, `payload`, `envelope.<field>`, `form`. */
 export type FieldErrors = Record<string, string[]>;
@@ -20,14 +19,4 @@ export function groupIssues(issues: readonly FieldIssue[]): FieldErrors {
     (out[field] ??= []).push(text);
   }
   return out;
-}
-
-export function FieldErrorText({ id, messages }: { id: string; messages: string[] | undefined }) {
-  return (
-    <span id={id} className={styles.fieldError}>
-      {messages?.map((message) => (
-        <span key={message}>{message} </span>
-      ))}
-    </span>
-  );
 }
