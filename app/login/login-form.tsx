@@ -2,6 +2,7 @@
 
 import { type FormEvent, useId, useRef, useState, useSyncExternalStore } from "react";
 import { authClient } from "@/lib/auth/auth-client";
+import { CardError, CardField } from "./card-fields";
 import styles from "./login.module.css";
 
 /** What to tell the person, from Better Auth's answer. Never says whether the email exists. */
@@ -75,36 +76,28 @@ export function LoginForm({ next }: { next: string }) {
       onSubmit={onSubmit}
       aria-busy={pending}
     >
-      <div className={styles.field}>
-        <label htmlFor="login-email">Email</label>
-        <input
-          id="login-email"
-          name="email"
-          type="email"
-          autoComplete="username"
-          required
-          autoFocus
-          spellCheck={false}
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described}
-        />
-      </div>
-      <div className={styles.field}>
-        <label htmlFor="login-password">Password</label>
-        <input
-          ref={passwordRef}
-          id="login-password"
-          name="password"
-          type="password"
-          autoComplete="current-password"
-          required
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described}
-        />
-      </div>
-      <p id={errorId} className={styles.error} role="alert">
-        {error}
-      </p>
+      <CardField
+        id="login-email"
+        label="Email"
+        name="email"
+        type="email"
+        autoComplete="username"
+        required
+        autoFocus
+        spellCheck={false}
+        errorId={described}
+      />
+      <CardField
+        ref={passwordRef}
+        id="login-password"
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="current-password"
+        required
+        errorId={described}
+      />
+      <CardError id={errorId}>{error}</CardError>
       <button className={styles.primary} type="submit" disabled={pending || !hydrated}>
         {pending ? "Signing in…" : "Sign in"}
       </button>

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { type FormEvent, useEffect, useId, useState } from "react";
 import { authClient } from "@/lib/auth/auth-client";
+import { CardError, CardField } from "../login/card-fields";
 import styles from "../login/login.module.css";
 
 const MIN_LENGTH = 12;
@@ -60,35 +61,27 @@ export function SetPasswordForm({ token }: { token: string }) {
   const described = error ? errorId : undefined;
   return (
     <form className={styles.form} onSubmit={onSubmit} noValidate>
-      <div className={styles.field}>
-        <label htmlFor="set-password">New password</label>
-        <input
-          id="set-password"
-          name="password"
-          type="password"
-          autoComplete="new-password"
-          minLength={MIN_LENGTH}
-          required
-          autoFocus
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described}
-        />
-      </div>
-      <div className={styles.field}>
-        <label htmlFor="set-password-repeat">The same password again</label>
-        <input
-          id="set-password-repeat"
-          name="repeat"
-          type="password"
-          autoComplete="new-password"
-          required
-          aria-invalid={error ? true : undefined}
-          aria-describedby={described}
-        />
-      </div>
-      <p id={errorId} className={styles.error} role="alert">
-        {error}
-      </p>
+      <CardField
+        id="set-password"
+        label="New password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        minLength={MIN_LENGTH}
+        required
+        autoFocus
+        errorId={described}
+      />
+      <CardField
+        id="set-password-repeat"
+        label="The same password again"
+        name="repeat"
+        type="password"
+        autoComplete="new-password"
+        required
+        errorId={described}
+      />
+      <CardError id={errorId}>{error}</CardError>
       <button className={styles.primary} type="submit" disabled={pending}>
         {pending ? "Setting…" : "Set the password"}
       </button>
