@@ -3,6 +3,7 @@
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
 import { useMemo } from "react";
 import { Button, buttonClassName } from "@/components/ui/button";
+import { ListFooter, ListHeading } from "@/components/ui/list";
 import { EmptyState, ErrorState, describeError } from "@/components/ui/states";
 import { useUrlParams } from "@/components/ui/use-url-params";
 import { AuditFilterForm } from "./audit-filters";
@@ -73,43 +74,27 @@ export function DecisionLog() {
       <AuditFilterForm filters={filters} setParams={setParams} />
 
       <section aria-labelledby="audit-results-title">
-        <div className={styles.resultsHeader}>
-          <h2 className={styles.resultsTitle} id="audit-results-title">
-            Entries
-          </h2>
-          <span className={styles.resultsMeta}>
-            {entries ? `${numberFormat.format(entries.length)} shown${list.hasNextPage ? ", more below" : ""}` : ""}
-          </span>
-          {list.isError && list.data ? (
-            <span className={styles.resultsMeta} role="alert">
-              Refresh failed: {describeError(list.error).advice}
-            </span>
-          ) : null}
-          <Button
-            size="sm"
-            variant="subtle"
-            style={{ marginLeft: "auto" }}
-            onClick={() => void list.refetch()}
-            disabled={list.isFetching}
-          >
+        <ListHeading
+          titleId="audit-results-title"
+          title="Entries"
+          meta={entries ? `${numberFormat.format(entries.length)} shown${list.hasNextPage ? ", more below" : ""}` : ""}
+          alert={list.isError && list.data ? `Refresh failed: ${describeError(list.error).advice}` : null}
+        >
+          <Button size="sm" variant="subtle" onClick={() => void list.refetch()} disabled={list.isFetching}>
             {list.isFetching && !list.isFetchingNextPage ? "Refreshing…" : "Refresh"}
           </Button>
-        </div>
+        </ListHeading>
         <AuditTable
           entries={entries}
           loading={list.isPending && !list.isError}
           stale={list.isPlaceholderData}
           state={state}
         />
-        <div className={styles.footer}>
-          {list.hasNextPage ? (
-            <Button onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-              {list.isFetchingNextPage ? "Loading…" : `Load ${AUDIT_PAGE_SIZE} more`}
-            </Button>
-          ) : entries && entries.length > 0 ? (
-            <span>End of the log.</span>
-          ) : null}
-        </div>
+        <ListFooter
+          query={list}
+          loadLabel={`Load ${AUDIT_PAGE_SIZE} more`}
+          end={entries && entries.length > 0 ? "End of the log." : undefined}
+        />
       </section>
     </div>
   );

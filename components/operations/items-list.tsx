@@ -1,12 +1,11 @@
 "use client";
 
 import { useInfiniteQuery } from "@tanstack/react-query";
-import { Button } from "@/components/ui/button";
+import { ListFooter } from "@/components/ui/list";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import type { OperationItemFilters } from "@/lib/client/query-keys";
 import { ItemsTable } from "./items-table";
 import { formatCount } from "./model";
-import styles from "./operations.module.css";
 import { ITEMS_PAGE_SIZE, operationItemsOptions } from "./queries";
 
 /**
@@ -35,16 +34,9 @@ export function ItemsList({
       empty={<EmptyState title="No records here" />}
     >
       <ItemsTable items={items} caption={caption} />
-      <div className={styles.footer}>
+      <ListFooter query={query} loadLabel={`Load ${ITEMS_PAGE_SIZE} more`} end="End of the list.">
         <span>{formatCount(items.length)} shown</span>
-        {query.hasNextPage ? (
-          <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-            {query.isFetchingNextPage ? "Loading…" : `Load ${ITEMS_PAGE_SIZE} more`}
-          </Button>
-        ) : (
-          <span>End of the list.</span>
-        )}
-      </div>
+      </ListFooter>
     </QueryState>
   );
 }

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Button } from "@/components/ui/button";
+import { ListFooter } from "@/components/ui/list";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
@@ -59,13 +59,7 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
             ))}
           </tbody>
         </DataTable>
-        {query.hasNextPage ? (
-          <div className={styles.footer}>
-            <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-              {query.isFetchingNextPage ? "Loading…" : "Load more entries"}
-            </Button>
-          </div>
-        ) : null}
+        {query.hasNextPage ? <ListFooter query={query} loadLabel="Load more entries" /> : null}
       </QueryState>
     </Section>
   );

@@ -2,7 +2,7 @@
 
 import { useInfiniteQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { Button } from "@/components/ui/button";
+import { ListFooter } from "@/components/ui/list";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
@@ -87,15 +87,7 @@ export function OperationsList() {
             })}
           </tbody>
         </DataTable>
-        <div className={styles.footer}>
-          {query.hasNextPage ? (
-            <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-              {query.isFetchingNextPage ? "Loading…" : `Load ${OPERATIONS_PAGE_SIZE} more`}
-            </Button>
-          ) : (
-            <span>End of the list.</span>
-          )}
-        </div>
+        <ListFooter query={query} loadLabel={`Load ${OPERATIONS_PAGE_SIZE} more`} end="End of the list." />
       </QueryState>
     </Section>
   );

@@ -5,6 +5,7 @@ import { useEffect, useMemo, useRef, useState } from "react";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerRole } from "@/components/operations/viewer-role";
 import { Button } from "@/components/ui/button";
+import { ListFooter, ListHeading } from "@/components/ui/list";
 import { EmptyState, ErrorState, describeError } from "@/components/ui/states";
 import { formatAge, formatUtc } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
@@ -244,24 +245,24 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
         tabIndex={-1}
         ref={resultsRef}
       >
-        <div className={styles.resultsHeader}>
-          <h2 className={styles.resultsTitle} id="queue-results-title">
-            {state.grouped ? "Groups by cause" : "Records"}
-          </h2>
-          <span className={styles.resultsMeta}>
-            {state.grouped
+        <ListHeading
+          titleId="queue-results-title"
+          title={state.grouped ? "Groups by cause" : "Records"}
+          meta={
+            state.grouped
               ? groups.data
                 ? `${numberFormat.format(groups.data.groups.length)} groups${groups.data.truncated ? " (largest shown)" : ""}`
                 : ""
               : items
                 ? `${numberFormat.format(items.length)} shown${list.hasNextPage ? ", more below" : ""}`
-                : ""}
-          </span>
-          {refreshFailed ? (
-            <span className={`${styles.resultsMeta} ${styles.refreshNotice}`} role="alert">
-              {describeError(active.error).advice} Showing rows from {clockTime(active.dataUpdatedAt)}.
-            </span>
-          ) : null}
+                : ""
+          }
+          alert={
+            refreshFailed
+              ? `${describeError(active.error).advice} Showing rows from ${clockTime(active.dataUpdatedAt)}.`
+              : null
+          }
+        >
           <label className={styles.switchLabel}>
             <input
               type="checkbox"
@@ -271,7 +272,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
             />
             Grouped by cause
           </label>
-        </div>
+        </ListHeading>
 
         {state.grouped ? (
           <CauseGroupsTable
@@ -301,15 +302,11 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
               state={listState}
               selection={selection}
             />
-            <div className={styles.footer}>
-              {list.hasNextPage ? (
-                <Button onClick={() => void list.fetchNextPage()} disabled={list.isFetchingNextPage}>
-                  {list.isFetchingNextPage ? "Loading…" : `Load ${QUEUE_PAGE_SIZE} more`}
-                </Button>
-              ) : items && items.length > 0 ? (
-                <span>End of the list.</span>
-              ) : null}
-            </div>
+            <ListFooter
+              query={list}
+              loadLabel={`Load ${QUEUE_PAGE_SIZE} more`}
+              end={items && items.length > 0 ? "End of the list." : undefined}
+            />
           </>
         )}
       </section>
