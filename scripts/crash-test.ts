@@ -2,46 +2,76 @@ import "dotenv/config";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/transport-node";
 import pg from "pg";
 import { createConsumer } from "@/lib/consumer/consumer";
 import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint } from "@/lib/consumer/crash-hook";
 import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
-import { RedisStreamsTransport, type RedisClient } from "@/lib/consumer/transports/redis-streams";
+import {
+  connectNats,
+  NatsJetStreamTransport,
+  natsReachable,
+  natsUrl,
+  publish as publishNats,
+} from "@/lib/consumer/transports/nats-jetstream";
+import {
+  connectRabbitMq,
+  declareQueue,
+  publish as publishRabbitMq,
+  RabbitMqTransport,
+  rabbitmqReachable,
+  rabbitmqUrl,
+} from "@/lib/consumer/transports/rabbitmq";
+import { RedisStreamsTransport } from "@/lib/consumer/transports/redis-streams";
+import { hostAndPort, TcpProxy, throughProxy } from "@/lib/consumer/transports/testing/tcp-proxy";
+import type { Transport } from "@/lib/consumer/types";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { resolveTestServer } from "@/lib/db/test-server";
 
 /*
- * `npm run test:crash`: the consumer runtime under SIGKILL. A producer writes invoice reminders
- * (>= 2,000 messages over >= 200 sequenceKeys, with duplicates and reordering) to a Redis stream;
- * worker processes consume them, sending one email per reminder through the fake provider, which
- * drops the answer of ~2% of the emails it sends. Workers are started with REVIEW_CONSOLE_CRASH_AT
- * so that each kills itself with SIGKILL at one of the runtime's crash points; a fresh worker
- * replaces every dead one (under the same consumer name, or under a new one so that XAUTOCLAIM
- * takes the dead one's entries over). It passes only when:
+ * `npm run test:crash [-- --transport redis|rabbitmq|nats]`: the consumer runtime under SIGKILL,
+ * through a real broker (Redis Streams by default, RabbitMQ's quorum queue, or NATS JetStream). A
+ * producer writes invoice reminders (>= 2,000 messages over >= 200 sequenceKeys, with duplicates
+ * and reordering); worker processes consume them, sending one email per reminder through the fake
+ * provider, which drops the answer of ~2% of the emails it sends. Workers are started with
+ * REVIEW_CONSOLE_CRASH_AT so that each kills itself with SIGKILL at one of the runtime's crash
+ * points; a fresh worker replaces every dead one (for Redis under the same consumer name, or under
+ * a new one so that XAUTOCLAIM takes the dead one's entries over). The workers reach the broker
+ * through a TCP proxy that this process cuts CRASH_CUTS (2) times mid-run, every 12 s while workers
+ * are being killed: every broker connection breaks at once and the workers reconnect by
+ * themselves. It passes only when:
  *   - no effect was created twice: the provider saw no second call for a key it had sent;
- *   - no message was lost: every entry was delivered and acknowledged, and every message is
- *     applied or has a review record;
+ *   - no message was lost: every message was delivered and acknowledged (nothing left with the
+ *     broker, also after the workers stopped), and every message is applied or has a review record;
  *   - per key, emails were created in strictly increasing sequence, and each key's last applied
  *     sequence is the highest applied one;
  *   - every dropped answer ended as effect-result-unknown (journal and record), called once;
- *   - each crash point killed a worker at least KILLS_PER_POINT (3) times.
+ *   - each crash point killed a worker at least KILLS_PER_POINT (3) times, and every cut broke
+ *     at least one worker connection.
  * The worker half of this file runs in the child processes (`--worker`).
  */
 
+const TRANSPORTS = ["redis", "rabbitmq", "nats"] as const;
+type TransportName = (typeof TRANSPORTS)[number];
 const KEYS = Number(process.env.CRASH_KEYS ?? 250);
 const SEQUENCES = Number(process.env.CRASH_SEQUENCES ?? 8);
 const KILLS_PER_POINT = Math.max(3, Number(process.env.CRASH_KILLS_PER_POINT ?? 3));
+const CUTS = Number(process.env.CRASH_CUTS ?? 2);
+const CUT_EVERY_MS = Number(process.env.CRASH_CUT_EVERY_MS ?? 12_000);
 const WORKER_SLOTS = Number(process.env.CRASH_WORKERS ?? 2);
 const DROP_RATE = Number(process.env.CRASH_DROP_RATE ?? 0.02);
 const UNAVAILABLE_RATE = Number(process.env.CRASH_UNAVAILABLE_RATE ?? 0.01);
-const DEADLINE_MS = Number(process.env.CRASH_DEADLINE_MS ?? 170_000);
+const DEADLINE_MS = Number(process.env.CRASH_DEADLINE_MS ?? 230_000);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const LEASE_MS = 1500;
 const GROUP = "crash-workers";
 const WORKER_NAME = "crash-worker";
+/** With nothing left at the broker, no outcome for this long means no worker holds a message back. */
+const QUIET_MS = 1500;
 // How likely each point is to fire per pass; tuned so a worker dies after a few dozen messages.
 const CRASH_PROBABILITY: Record<CrashPoint, number> = {
   "after-decide": 0.03,
@@ -49,6 +79,16 @@ const CRASH_PROBABILITY: Record<CrashPoint, number> = {
   "after-provider-call": 0.04,
   "after-commit": 0.03,
 };
+
+function transportArgument(): TransportName {
+  const args = process.argv.slice(2);
+  const at = args.findIndex((a) => a === "--transport" || a.startsWith("--transport="));
+  const value = at < 0 ? "redis" : args[at]!.includes("=") ? args[at]!.split("=")[1] : args[at + 1];
+  if (!TRANSPORTS.includes(value as TransportName)) {
+    throw new Error(`--transport must be one of ${TRANSPORTS.join(", ")} (got ${value})`);
+  }
+  return value as TransportName;
+}
 
 /** mulberry32: a small seeded generator, so a failing run can be repeated with CRASH_SEED. */
 function seeded(seed: number): () => number {
@@ -81,19 +121,43 @@ async function worker(): Promise<void> {
   });
   const controller = new AbortController();
   process.on("SIGTERM", () => controller.abort());
-  await consumer.run({
-    transport: new RedisStreamsTransport({
-      stream: process.env.CRASH_STREAM!,
-      group: GROUP,
-      consumer: process.env.CRASH_CONSUMER!,
-      claimIdleMs: LEASE_MS,
-      batchSize: 10,
-      concurrency: 4,
-      maxInMemory: 40,
-      blockMs: 200,
-    }),
-    signal: controller.signal,
-  });
+  await consumer.run({ transport: workerTransport(), signal: controller.signal });
+}
+
+/** The same batch, in-memory and concurrency limits on every broker. */
+function workerTransport(): Transport {
+  const name = process.env.CRASH_CONSUMER!;
+  switch (process.env.CRASH_TRANSPORT as TransportName) {
+    case "redis":
+      return new RedisStreamsTransport({
+        stream: process.env.CRASH_STREAM!,
+        group: GROUP,
+        consumer: name,
+        claimIdleMs: LEASE_MS,
+        batchSize: 10,
+        concurrency: 4,
+        maxInMemory: 40,
+        blockMs: 200,
+      });
+    case "rabbitmq":
+      return new RabbitMqTransport({
+        queue: process.env.CRASH_STREAM!,
+        consumerName: name,
+        prefetch: 40,
+        concurrency: 4,
+        heartbeatSeconds: 5,
+        maxReconnectDelayMs: 1000,
+      });
+    case "nats":
+      return new NatsJetStreamTransport({
+        stream: process.env.CRASH_STREAM!,
+        durable: GROUP,
+        consumerName: name,
+        batchSize: 10,
+        maxInMemory: 40,
+        concurrency: 4,
+      });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -146,12 +210,141 @@ function plan(prefix: string, keys: number, random: () => number) {
   return { unique: order, entries: withDuplicates };
 }
 
-async function produce(redis: RedisClient, stream: string, entries: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 100) {
-    const batch = redis.multi();
-    for (const envelope of entries.slice(i, i + 100)) batch.xAdd(stream, "*", { envelope: JSON.stringify(envelope) });
-    await batch.exec();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+// ---------------------------------------------------------------------------------------------
+// The brokers: what the parent does at each (set up, produce, look, clean up).
+
+interface BrokerUnderTest {
+  /** The stream or queue the workers consume. */
+  name: string;
+  label: string;
+  /** Where the workers' connections go, through the proxy. */
+  target: { host: string; port: number };
+  /** The workers' environment for a proxy listening on `port`. */
+  workerEnv(port: number): Record<string, string>;
+  produce(entries: Record<string, unknown>[]): Promise<void>;
+  /** Messages still with the broker: not yet delivered, or delivered and not acknowledged (as far as it tells). */
+  left(): Promise<number>;
+  /** Fully delivered: for RabbitMQ, which does not count unacknowledged messages over AMQP, only `left() === 0`. */
+  drained(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const HOW_TO_START: Record<TransportName, string> = {
+  redis: `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
+  rabbitmq: "rabbitmq-server -detached (Debian's rabbitmq-server; guest/guest on 127.0.0.1:5672)",
+  nats: "nats-server -js -a 127.0.0.1 -p 4222 & (Debian's nats-server)",
+};
+
+async function reachable(transport: TransportName): Promise<{ ok: boolean; url: string }> {
+  switch (transport) {
+    case "redis":
+      return { ok: await redisReachable(), url: redisUrl() };
+    case "rabbitmq":
+      return { ok: await rabbitmqReachable(), url: rabbitmqUrl() };
+    case "nats":
+      return { ok: await natsReachable(), url: natsUrl() };
+  }
+}
+
+async function openBroker(transport: TransportName, name: string): Promise<BrokerUnderTest> {
+  const batches = async (
+    entries: Record<string, unknown>[],
+    send: (batch: Record<string, unknown>[]) => Promise<unknown>,
+  ) => {
+    for (let i = 0; i < entries.length; i += 100) {
+      await send(entries.slice(i, i + 100));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
+  switch (transport) {
+    case "redis": {
+      const redis = await connectRedis();
+      await redis.xGroupCreate(name, GROUP, "0", { MKSTREAM: true });
+      const pending = async () => Number((await redis.xPending(name, GROUP)).pending);
+      return {
+        name,
+        label: `Redis Streams, stream ${name} on ${redisUrl()}`,
+        target: hostAndPort(redisUrl(), 6379),
+        workerEnv: (port) => ({ REDIS_URL: throughProxy(redisUrl(), port) }),
+        produce: (entries) =>
+          batches(entries, (batch) => {
+            const multi = redis.multi();
+            for (const envelope of batch) multi.xAdd(name, "*", { envelope: JSON.stringify(envelope) });
+            return multi.exec();
+          }),
+        left: pending,
+        async drained() {
+          const [groups, last] = await Promise.all([
+            redis.xInfoGroups(name),
+            redis.xRevRange(name, "+", "-", { COUNT: 1 }),
+          ]);
+          const group = (groups as unknown as Record<string, unknown>[]).find((g) => String(g.name) === GROUP);
+          const delivered =
+            group !== undefined && last?.[0] !== undefined && String(group["last-delivered-id"]) === String(last[0].id);
+          return delivered && (await pending()) === 0;
+        },
+        async close() {
+          await redis.del(name).catch(() => {});
+          await redis.quit().catch(() => {});
+        },
+      };
+    }
+    case "rabbitmq": {
+      const connection = await connectRabbitMq();
+      const channel = await connection.createConfirmChannel();
+      await declareQueue(channel, name);
+      const ready = async () => (await channel.checkQueue(name)).messageCount;
+      return {
+        name,
+        label: `RabbitMQ, quorum queue ${name} on ${rabbitmqUrl().replace(/\/\/[^@]*@/, "//")}`,
+        target: hostAndPort(rabbitmqUrl(), 5672),
+        workerEnv: (port) => ({ RABBITMQ_URL: throughProxy(rabbitmqUrl(), port) }),
+        produce: (entries) =>
+          batches(entries, (batch) => Promise.all(batch.map((envelope) => publishRabbitMq(channel, name, envelope)))),
+        // Unacknowledged messages go back to the queue when the workers stop: counted then.
+        left: ready,
+        drained: async () => (await ready()) === 0,
+        async close() {
+          await channel.deleteQueue(name).catch(() => {});
+          await connection.close().catch(() => {});
+        },
+      };
+    }
+    case "nats": {
+      const nc = await connectNats();
+      const jsm = await jetstreamManager(nc);
+      const js = jetstream(nc);
+      await jsm.streams.add({ name, subjects: [`${name}.>`] });
+      // AckWait a few leases long: a killed worker's messages come back to the others after it.
+      await jsm.consumers.add(name, {
+        durable_name: GROUP,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        ack_wait: nanos(3000),
+        max_deliver: 20,
+        max_ack_pending: 1000,
+      });
+      const left = async () => {
+        const info = await jsm.consumers.info(name, GROUP);
+        return info.num_pending + info.num_ack_pending;
+      };
+      return {
+        name,
+        label: `NATS JetStream, stream ${name} (durable ${GROUP}) on ${natsUrl()}`,
+        target: hostAndPort(natsUrl(), 4222),
+        workerEnv: (port) => ({ NATS_URL: throughProxy(natsUrl(), port) }),
+        produce: (entries) =>
+          batches(entries, (batch) =>
+            Promise.all(batch.map((envelope) => publishNats(js, `${name}.reminders`, envelope))),
+          ),
+        left,
+        drained: async () => (await left()) === 0,
+        async close() {
+          await jsm.streams.delete(name).catch(() => {});
+          await nc.close().catch(() => {});
+        },
+      };
+    }
   }
 }
 
@@ -166,8 +359,12 @@ interface Slot {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  if (!(await redisReachable())) {
-    console.error(`crash test: Redis is not reachable at ${redisUrl()}; start it (redis-server) and run again`);
+  const transport = transportArgument();
+  const broker = await reachable(transport);
+  if (!broker.ok) {
+    console.error(
+      `crash test: ${transport} is not reachable at ${broker.url}; start it (${HOW_TO_START[transport]}) and run again`,
+    );
     return 1;
   }
   const random = seeded(SEED);
@@ -189,15 +386,19 @@ async function main(): Promise<number> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
 
-  const redis = await connectRedis();
-  const stream = `rc-crash-${randomBytes(4).toString("hex")}`;
+  const queue = await openBroker(transport, `rc-crash-${randomBytes(4).toString("hex")}`);
+  // The workers reach the broker through this proxy; cutting it breaks every connection at once.
+  const proxy = new TcpProxy(queue.target);
+  await proxy.start();
   const provider = new FakeEmailProvider({ random: seeded(SEED + 1) });
   await provider.start();
   provider.set({ dropRate: DROP_RATE, unavailableRate: UNAVAILABLE_RATE });
 
   const kills = new Map<CrashPoint, number>(CRASH_POINTS.map((p) => [p, 0]));
+  const cuts: number[] = [];
   const otherExits: string[] = [];
   const outcomes = new Map<string, number>();
+  let lastOutcomeAt = Date.now();
   let stopping = false;
   let restarts = 0;
   const slots: Slot[] = Array.from({ length: WORKER_SLOTS }, (_, index) => ({ index, child: null, generation: 0 }));
@@ -216,16 +417,17 @@ async function main(): Promise<number> {
   const spawnWorker = (slot: Slot) => {
     const crashAt = nextCrash();
     slot.generation++;
-    // Every other replacement comes back under the dead worker's name (its own pending entries
-    // first); the others under a new name (XAUTOCLAIM of the dead one's entries).
+    // Every other replacement comes back under the dead worker's name (Redis: its own pending
+    // entries first); the others under a new name (Redis: XAUTOCLAIM of the dead one's entries).
     const consumer = slot.generation % 2 === 1 ? `slot${slot.index}` : `slot${slot.index}-g${slot.generation}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
+      ...queue.workerEnv(proxy.port),
       DATABASE_URL: workerDatabaseUrl,
       DB_POOL_SIZE: "6",
-      REDIS_URL: redisUrl(),
       LOG_LEVEL: process.env.CRASH_LOG_LEVEL ?? "error",
-      CRASH_STREAM: stream,
+      CRASH_TRANSPORT: transport,
+      CRASH_STREAM: queue.name,
       CRASH_CONSUMER: consumer,
       CRASH_PROVIDER_URL: provider.url,
     };
@@ -248,9 +450,11 @@ async function main(): Promise<number> {
         const { type, reason } = JSON.parse(line.slice(8)) as { type: string; reason?: string };
         const label = reason ? `${type}: ${reason}` : type;
         outcomes.set(label, (outcomes.get(label) ?? 0) + 1);
+        lastOutcomeAt = Date.now();
       }
     });
-    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+    // Only the end is kept: a worker cut off from its broker may log a lot before it reconnects.
+    child.stderr!.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-20_000)));
     child.on("exit", (code, signal) => {
       slot.child = null;
       const marker = new RegExp(`${CRASH_MARKER} (\\S+)`).exec(stderr);
@@ -266,65 +470,8 @@ async function main(): Promise<number> {
       }
     });
   };
-
-  const streamState = async () => {
-    const [groups, last, pending] = await Promise.all([
-      redis.xInfoGroups(stream),
-      redis.xRevRange(stream, "+", "-", { COUNT: 1 }),
-      redis.xPending(stream, GROUP),
-    ]);
-    const group = (groups as unknown as Record<string, unknown>[]).find((g) => String(g.name) === GROUP);
-    return {
-      pending: Number(pending.pending),
-      delivered:
-        group !== undefined && last?.[0] !== undefined && String(group["last-delivered-id"]) === String(last[0].id),
-    };
-  };
-
-  let verdict = 1;
-  try {
-    await redis.xGroupCreate(stream, GROUP, "0", { MKSTREAM: true });
-    const prefix = `c${SEED}`;
-    const first = plan(prefix, KEYS, random);
-    const produced: Produced = { envelopes: [...first.unique], entries: first.entries.length, keys: new Set() };
-    for (const e of first.unique) produced.keys.add(String(e.sequenceKey));
-    for (const slot of slots) spawnWorker(slot);
-    await produce(redis, stream, first.entries);
-    console.log(
-      `crash test (seed ${SEED}): ${first.entries.length} entries, ${first.unique.length} messages over ${KEYS} keys; ` +
-        `${WORKER_SLOTS} worker processes; provider drops ${DROP_RATE * 100}% of answers, 503s ${UNAVAILABLE_RATE * 100}%`,
-    );
-
-    const phase = (text: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1)} s] ${text}`);
-    phase("all entries written");
-    let topUps = 0;
-    let killsReported = false;
-    for (;;) {
-      if (Date.now() - started > DEADLINE_MS) throw new Error(`not finished within ${DEADLINE_MS / 1000} s`);
-      const state = await streamState();
-      const killsDone = CRASH_POINTS.every((p) => kills.get(p)! >= KILLS_PER_POINT);
-      const drained = state.pending === 0 && state.delivered;
-      if (killsDone && !killsReported) {
-        killsReported = true;
-        phase(`every crash point reached ${KILLS_PER_POINT} kills; fresh workers run without the crash hook`);
-      }
-      if (drained && killsDone) {
-        phase("every entry delivered and acknowledged");
-        break;
-      }
-      if (drained && !killsDone) {
-        // Everything is consumed but some point still lacks kills: more work for the workers.
-        const more = plan(`${prefix}-more${++topUps}`, 25, random);
-        phase(`stream drained before every point had its kills: ${more.entries.length} more entries`);
-        produced.envelopes.push(...more.unique);
-        produced.entries += more.entries.length;
-        for (const e of more.unique) produced.keys.add(String(e.sequenceKey));
-        await produce(redis, stream, more.entries);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-    stopping = true;
-    await Promise.all(
+  const stopWorkers = () =>
+    Promise.all(
       slots.map(
         (slot) =>
           new Promise<void>((resolve) => {
@@ -334,7 +481,84 @@ async function main(): Promise<number> {
           }),
       ),
     );
-    verdict = await verify({ db, provider, produced, kills, otherExits, outcomes, restarts, started });
+
+  let verdict = 1;
+  let leftAtStop = 0;
+  try {
+    const prefix = `c${SEED}`;
+    const first = plan(prefix, KEYS, random);
+    const produced: Produced = { envelopes: [...first.unique], entries: first.entries.length, keys: new Set() };
+    for (const e of first.unique) produced.keys.add(String(e.sequenceKey));
+    for (const slot of slots) spawnWorker(slot);
+    await queue.produce(first.entries);
+    console.log(
+      `crash test (seed ${SEED}) on ${queue.label}: ${first.entries.length} entries, ${first.unique.length} messages over ${KEYS} keys; ` +
+        `${WORKER_SLOTS} worker processes; provider drops ${DROP_RATE * 100}% of answers, 503s ${UNAVAILABLE_RATE * 100}%; ` +
+        `${CUTS} broker connection cuts`,
+    );
+
+    const phase = (text: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1)} s] ${text}`);
+    phase("all entries written");
+    const written = Date.now();
+    let topUps = 0;
+    let killsReported = false;
+    let restartsAfterStop = 0;
+    for (;;) {
+      if (Date.now() - started > DEADLINE_MS) throw new Error(`not finished within ${DEADLINE_MS / 1000} s`);
+      // Cut every worker connection every CUT_EVERY_MS, while workers are also being killed.
+      if (cuts.length < CUTS && Date.now() - written >= (cuts.length + 1) * CUT_EVERY_MS) {
+        const broken = proxy.cut();
+        if (broken > 0) {
+          cuts.push(broken);
+          phase(`broker connections cut (${broken} through the proxy); the workers reconnect`);
+        }
+      }
+      const killsDone = CRASH_POINTS.every((p) => kills.get(p)! >= KILLS_PER_POINT);
+      const cutsDone = cuts.length >= CUTS;
+      if (killsDone && !killsReported) {
+        killsReported = true;
+        phase(`every crash point reached ${KILLS_PER_POINT} kills; fresh workers run without the crash hook`);
+      }
+      const drained = (await queue.drained()) && Date.now() - lastOutcomeAt > QUIET_MS;
+      if (drained && killsDone && cutsDone) {
+        // Stopped workers give back what they still held (RabbitMQ returns unacknowledged
+        // messages to the queue only then): nothing may come back.
+        stopping = true;
+        await stopWorkers();
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        leftAtStop = await queue.left();
+        if (leftAtStop === 0) {
+          phase("every entry delivered and acknowledged; nothing came back when the workers stopped");
+          break;
+        }
+        if (++restartsAfterStop > 3) break;
+        phase(`${leftAtStop} messages came back when the workers stopped: workers started again`);
+        stopping = false;
+        for (const slot of slots) spawnWorker(slot);
+      } else if (drained) {
+        // Everything is consumed but a crash point still lacks kills (or a cut is due): more work.
+        const more = plan(`${prefix}-more${++topUps}`, 25, random);
+        phase(`drained before every point had its kills and every cut was made: ${more.entries.length} more entries`);
+        produced.envelopes.push(...more.unique);
+        produced.entries += more.entries.length;
+        for (const e of more.unique) produced.keys.add(String(e.sequenceKey));
+        await queue.produce(more.entries);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    verdict = await verify({
+      db,
+      provider,
+      produced,
+      kills,
+      otherExits,
+      outcomes,
+      restarts,
+      started,
+      transport: queue.label,
+      cuts,
+      leftAtStop,
+    });
   } catch (error) {
     console.error(`crash test failed: ${error instanceof Error ? error.message : String(error)}`);
     stopping = true;
@@ -343,8 +567,8 @@ async function main(): Promise<number> {
     verdict = 1;
   } finally {
     await provider.stop();
-    await redis.del(stream).catch(() => {});
-    await redis.quit().catch(() => {});
+    await proxy.stop();
+    await queue.close();
     await db.end().catch(() => {});
     if (!process.env.CRASH_KEEP_DATABASE) {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
@@ -366,6 +590,11 @@ interface Evidence {
   outcomes: Map<string, number>;
   restarts: number;
   started: number;
+  transport: string;
+  /** Connections broken by each cut of the proxy. */
+  cuts: number[];
+  /** Messages left with the broker after the workers stopped. */
+  leftAtStop: number;
 }
 
 async function verify(e: Evidence): Promise<number> {
@@ -449,6 +678,8 @@ async function verify(e: Evidence): Promise<number> {
   for (const point of CRASH_POINTS) {
     if (kills.get(point)! < KILLS_PER_POINT) violations.push(`only ${kills.get(point)} kills after ${point}`);
   }
+  if (e.cuts.length < CUTS) violations.push(`only ${e.cuts.length} of ${CUTS} broker connection cuts made`);
+  if (e.leftAtStop > 0) violations.push(`${e.leftAtStop} messages still with the broker after the workers stopped`);
   if (e.otherExits.length > 0)
     violations.push(`${e.otherExits.length} workers died otherwise:\n${e.otherExits.join("\n")}`);
 
@@ -457,11 +688,14 @@ async function verify(e: Evidence): Promise<number> {
     byReason.set(`${r.category}/${r.reason}`, (byReason.get(`${r.category}/${r.reason}`) ?? 0) + 1);
   const line = (label: string, value: string | number) => console.log(`  ${label.padEnd(52)} ${value}`);
   console.log(`\ncrash test results (${((Date.now() - e.started) / 1000).toFixed(1)} s, seed ${SEED})`);
-  line("stream entries produced (with duplicates)", produced.entries);
+  line("broker", e.transport);
+  line("entries produced (with duplicates)", produced.entries);
   line("messages (unique ids)", produced.envelopes.length);
   line("sequenceKeys", produced.keys.size);
   line("worker processes started", e.restarts + WORKER_SLOTS);
   for (const point of CRASH_POINTS) line(`SIGKILLs at ${point}`, kills.get(point)!);
+  line("broker connection cuts (connections broken)", `${e.cuts.length} (${e.cuts.join(", ") || "none"})`);
+  line("messages left with the broker after the stop", e.leftAtStop);
   line("provider calls", stats.calls);
   line("emails created", stats.created);
   line("answers dropped by the provider", `${stats.dropped} (${(dropShare * 100).toFixed(2)}% of calls)`);
