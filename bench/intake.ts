@@ -4,6 +4,7 @@ import { POST as postBatch } from "@/app/api/v1/reviews/batch/route";
 import { POST as postOne } from "@/app/api/v1/reviews/route";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { MAX_BATCH } from "@/lib/reviews/schema";
 import { ms, runConcurrently, summarize, table, withBenchDatabase } from "./support";
 
@@ -15,8 +16,8 @@ import { ms, runConcurrently, summarize, table, withBenchDatabase } from "./supp
  *   with log     the normal path: records, history and the hash-chained decision-log entries.
  *   without log  the same requests through the same handler, but the intake statement is sent
  *                with its `logged AS (...)` CTE cut out, so it writes the same records and
- *                history and no log entries. The cut is made here, on the SQL text intake passes
- *                to db().$queryRawUnsafe (see withoutDecisionLog), so nothing else differs.
+ *                history and no log entries. The cut is made here, on the statement intake passes
+ *                to db().$queryRaw (see withoutDecisionLog), so nothing else differs.
  *
  * The log's cost is mostly serialisation: every append takes the chain head's row lock until its
  * transaction commits, so concurrent batches queue for it.
@@ -60,16 +61,18 @@ let rewritten = 0;
  */
 function interceptIntakeStatement(): void {
   const client = db();
-  const original = client.$queryRawUnsafe.bind(client);
-  const patched = (sql: string, ...values: unknown[]) => {
-    if (mode === "without log" && sql.includes("INSERT INTO decision_log")) {
+  const original = client.$queryRaw.bind(client);
+  const patched = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+    const statement = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
+    if (mode === "without log" && statement.text.includes("INSERT INTO decision_log")) {
       rewritten++;
-      const baseline = withoutDecisionLog(sql);
-      return original(baseline.sql, ...values.slice(0, baseline.parameters));
+      const baseline = withoutDecisionLog(statement.text);
+      // The bench alone sends a statement text it rewrote; the console never does (ADR 0012).
+      return client.$queryRawUnsafe(baseline.sql, ...statement.values.slice(0, baseline.parameters));
     }
-    return original(sql, ...values);
+    return original(statement);
   };
-  client.$queryRawUnsafe = patched as typeof client.$queryRawUnsafe;
+  client.$queryRaw = patched as typeof client.$queryRaw;
 }
 
 /** A realistic report: the three categories in turn, keys that name the business object. */
