@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useId, useRef, useState } from "react";
+import { useId, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
@@ -11,6 +11,7 @@ import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
+import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
 import type { PersonView } from "@/lib/users/person-view";
 import styles from "./admin.module.css";
@@ -71,21 +72,8 @@ function announce(dialog: Dialog, answer: PersonAnswer): string {
 export function PeopleSection({ viewerId }: { viewerId: string }) {
   const query = useQuery(peopleOptions());
   const change = usePersonChange();
-  const [dialog, setDialog] = useState<Dialog | null>(null);
-  const [announcement, setAnnouncement] = useState("");
-  const statusRef = useRef<HTMLParagraphElement>(null);
+  const { dialog, status, statusRef, open, show, close, done } = useChangeDialog<Dialog>();
   const people = query.data?.people ?? [];
-
-  function open(next: Dialog) {
-    setAnnouncement("");
-    setDialog(next);
-  }
-
-  function finished(text: string) {
-    setDialog(null);
-    setAnnouncement(text);
-    requestAnimationFrame(() => statusRef.current?.focus());
-  }
 
   return (
     <Section
@@ -181,21 +169,21 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
           </tbody>
         </DataTable>
       </QueryState>
-      <StatusLine ref={statusRef}>{announcement}</StatusLine>
-      <ModalDialog open={dialog !== null} title={dialog ? dialogTitle(dialog) : ""} onClose={() => setDialog(null)}>
+      <StatusLine ref={statusRef}>{status}</StatusLine>
+      <ModalDialog open={dialog !== null} title={dialog ? dialogTitle(dialog) : ""} onClose={close}>
         {dialog?.type === "link" ? (
           <OneTimeSecret
             title={`Link made; it works once, until ${formatUtc(dialog.expiresAt, { seconds: false })}.`}
             label="Link to set a password"
             value={dialog.url}
             note="Hand it to the person yourself. It is shown only now and cannot be shown again; a new link replaces it."
-            onDone={() => finished("")}
+            onDone={() => done("")}
           />
         ) : dialog?.type === "invite" ? (
           <InviteForm
             onSubmit={async (input) => {
               const answer = await change.mutateAsync({ kind: "invite", ...input });
-              setDialog({ type: "link", title: `${answer.person.email} is invited`, ...answer.link! });
+              show({ type: "link", title: `${answer.person.email} is invited`, ...answer.link! });
             }}
           />
         ) : dialog?.type === "role" ? (
@@ -203,7 +191,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
             person={dialog.person}
             onSubmit={async (role, reason) => {
               const answer = await change.mutateAsync({ kind: "role", userId: dialog.person.id, role, reason });
-              finished(announce(dialog, answer));
+              done(announce(dialog, answer));
             }}
           />
         ) : dialog && isReasonOnly(dialog) ? (
@@ -214,9 +202,9 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
             onSubmit={async (reason) => {
               const answer = await change.mutateAsync({ kind: dialog.type, userId: dialog.person.id, reason });
               if (dialog.type === "password-link") {
-                setDialog({ type: "link", title: `New password link for ${answer.person.email}`, ...answer.link! });
+                show({ type: "link", title: `New password link for ${answer.person.email}`, ...answer.link! });
               } else {
-                finished(announce(dialog, answer));
+                done(announce(dialog, answer));
               }
             }}
           />

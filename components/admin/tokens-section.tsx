@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useId, useRef, useState } from "react";
+import { useId, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
@@ -11,6 +11,7 @@ import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
+import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { ROLES } from "@/lib/auth/roles";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
 import type { TokenView } from "@/lib/tokens/token-view";
@@ -39,16 +40,8 @@ export function TokensSection() {
   const query = useQuery(tokensOptions());
   const issue = useIssueToken();
   const revoke = useRevokeToken();
-  const [dialog, setDialog] = useState<Dialog | null>(null);
-  const [announcement, setAnnouncement] = useState("");
-  const statusRef = useRef<HTMLParagraphElement>(null);
+  const { dialog, status, statusRef, open, show, close, done } = useChangeDialog<Dialog>();
   const tokens = query.data?.tokens ?? [];
-
-  function finished(text: string) {
-    setDialog(null);
-    setAnnouncement(text);
-    requestAnimationFrame(() => statusRef.current?.focus());
-  }
 
   const title =
     dialog?.type === "create"
@@ -63,14 +56,7 @@ export function TokensSection() {
     <Section
       title="API tokens"
       actions={
-        <Button
-          variant="primary"
-          aria-haspopup="dialog"
-          onClick={() => {
-            setAnnouncement("");
-            setDialog({ type: "create" });
-          }}
-        >
+        <Button variant="primary" aria-haspopup="dialog" onClick={() => open({ type: "create" })}>
           Create a token…
         </Button>
       }
@@ -119,10 +105,7 @@ export function TokensSection() {
                       size="sm"
                       aria-haspopup="dialog"
                       aria-label={`Revoke the token ${t.name}`}
-                      onClick={() => {
-                        setAnnouncement("");
-                        setDialog({ type: "revoke", token: t });
-                      }}
+                      onClick={() => open({ type: "revoke", token: t })}
                     >
                       Revoke…
                     </Button>
@@ -133,21 +116,21 @@ export function TokensSection() {
           </tbody>
         </DataTable>
       </QueryState>
-      <StatusLine ref={statusRef}>{announcement}</StatusLine>
-      <ModalDialog open={dialog !== null} title={title} onClose={() => setDialog(null)}>
+      <StatusLine ref={statusRef}>{status}</StatusLine>
+      <ModalDialog open={dialog !== null} title={title} onClose={close}>
         {dialog?.type === "issued" ? (
           <OneTimeSecret
             title="Copy the token now."
             label={`Token ${dialog.name}`}
             value={dialog.secret}
             note="It is shown only now: only its hash is kept, so it cannot be shown again. Lost, it can only be revoked and replaced."
-            onDone={() => finished(`Token ${dialog.name} created.`)}
+            onDone={() => done(`Token ${dialog.name} created.`)}
           />
         ) : dialog?.type === "create" ? (
           <CreateTokenForm
             onSubmit={async (input) => {
               const issued = await issue.mutateAsync(input);
-              setDialog({ type: "issued", name: issued.token.name, secret: issued.secret });
+              show({ type: "issued", name: issued.token.name, secret: issued.secret });
             }}
           />
         ) : dialog?.type === "revoke" ? (
@@ -162,7 +145,7 @@ export function TokensSection() {
             danger
             onSubmit={async (reason) => {
               await revoke.mutateAsync({ id: dialog.token.id, reason });
-              finished(`Token ${dialog.token.name} revoked.`);
+              done(`Token ${dialog.token.name} revoked.`);
             }}
           />
         ) : null}

@@ -1,7 +1,6 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useRef, useState } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
@@ -10,6 +9,7 @@ import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
+import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { can, type Role } from "@/lib/auth/roles";
 import type { KindAutoReplay } from "@/lib/operations/types";
 import { formatCount } from "./model";
@@ -25,9 +25,7 @@ import { useSetAutoReplay } from "./use-operation-mutations";
 export function AutoReplaySettings({ role }: { role: Role }) {
   const query = useQuery({ ...autoReplayOptions(), refetchInterval: 10_000 });
   const mutation = useSetAutoReplay();
-  const [editing, setEditing] = useState<KindAutoReplay | null>(null);
-  const [announcement, setAnnouncement] = useState("");
-  const announcementRef = useRef<HTMLParagraphElement>(null);
+  const { dialog: editing, status, statusRef, open, close, done } = useChangeDialog<KindAutoReplay>();
   const mayChange = can(role, "reviews.resolve");
   const kinds = query.data?.kinds ?? [];
   // A switch paused for lost authority is on but idle: turning it on again puts it on yours.
@@ -91,10 +89,7 @@ export function AutoReplaySettings({ role }: { role: Role }) {
                       size="sm"
                       aria-haspopup="dialog"
                       aria-label={`${switchLabel(k)} automatic replay for ${k.kind}`}
-                      onClick={() => {
-                        setAnnouncement("");
-                        setEditing(k);
-                      }}
+                      onClick={() => open(k)}
                     >
                       {switchLabel(k)}…
                     </Button>
@@ -105,11 +100,11 @@ export function AutoReplaySettings({ role }: { role: Role }) {
           </tbody>
         </DataTable>
       </QueryState>
-      <StatusLine ref={announcementRef}>{announcement}</StatusLine>
+      <StatusLine ref={statusRef}>{status}</StatusLine>
       <ModalDialog
         open={editing !== null}
         title={editing ? `${turningOn ? "Turn on" : "Turn off"} automatic replay: ${editing.kind}` : ""}
-        onClose={() => setEditing(null)}
+        onClose={close}
       >
         {editing ? (
           <ReasonForm
@@ -124,11 +119,9 @@ export function AutoReplaySettings({ role }: { role: Role }) {
             submitLabel={turningOn ? "Turn on" : "Turn off"}
             describeProblem={problemOf}
             onSubmit={(reason) =>
-              mutation.mutateAsync({ kind: editing.kind, enabled: turningOn, reason }).then(() => {
-                setAnnouncement(`Automatic replay for ${editing.kind} is ${turningOn ? "on" : "off"}.`);
-                setEditing(null);
-                requestAnimationFrame(() => announcementRef.current?.focus());
-              })
+              mutation
+                .mutateAsync({ kind: editing.kind, enabled: turningOn, reason })
+                .then(() => done(`Automatic replay for ${editing.kind} is ${turningOn ? "on" : "off"}.`))
             }
           />
         ) : null}
