@@ -1,9 +1,9 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
-import type { ParamPatch } from "@/components/ui/use-url-params";
+import { type ParamPatch, useAppliedDraft } from "@/components/ui/use-url-params";
 import { AUDIT_FILTERS, type AuditFilters, isoToUtcInput, UUID_PATTERN, utcInputToIso } from "./audit-params";
 import styles from "./audit.module.css";
 
@@ -33,15 +33,7 @@ export function AuditFilterForm({
   filters: AuditFilters;
   setParams: (patch: ParamPatch) => void;
 }) {
-  const applied = draftOf(filters);
-  const appliedKey = JSON.stringify(applied);
-  const [draft, setDraft] = useState(applied);
-  const [seenKey, setSeenKey] = useState(appliedKey);
-  if (seenKey !== appliedKey) {
-    setSeenKey(appliedKey);
-    setDraft(applied);
-  }
-  const dirty = JSON.stringify(draft) !== appliedKey;
+  const [draft, setDraft, dirty] = useAppliedDraft(draftOf(filters));
   const any = Object.keys(filters).length > 0;
 
   const reviewIdBad = draft.reviewId.trim() !== "" && !UUID_PATTERN.test(draft.reviewId.trim());

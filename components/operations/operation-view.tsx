@@ -1,11 +1,11 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import Link from "next/link";
 import { ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
 import { can, type Role } from "@/lib/auth/roles";
 import { Notice } from "@/components/ui/notice";
+import { Topline } from "@/components/ui/topline";
 import { DryRunSection } from "./dry-run-section";
 import { ACTION_LABEL, formatCount } from "./model";
 import { OperationStateBadge } from "./operation-badges";
@@ -16,6 +16,8 @@ import { OperationSummary } from "./operation-summary";
 import styles from "./operations.module.css";
 import { OutcomesSection } from "./outcomes-section";
 import { liveInterval, operationOptions } from "./queries";
+
+const OPERATIONS = { href: "/operations", label: "Operations" };
 
 function clockTime(ms: number): string {
   return formatUtc(new Date(ms).toISOString()).slice(11);
@@ -29,9 +31,7 @@ export function OperationView({ id, role }: { id: string; role: Role }) {
   if (!operation) {
     return (
       <div className={styles.page}>
-        <nav aria-label="Breadcrumb" className={styles.topline}>
-          <Link href="/operations">Operations</Link>
-        </nav>
+        <Topline parent={OPERATIONS} />
         {query.isError ? (
           <ErrorState
             title="This operation could not be loaded"
@@ -51,20 +51,13 @@ export function OperationView({ id, role }: { id: string; role: Role }) {
   const live = liveInterval(operation);
   return (
     <div className={styles.page}>
-      <div className={styles.topline}>
-        <nav aria-label="Breadcrumb">
-          <Link href="/operations">Operations</Link>
-          <span aria-hidden="true"> / </span>
-          <span aria-current="page" className="rc-mono">
-            {operation.id}
-          </span>
-        </nav>
+      <Topline parent={OPERATIONS} current={<span className="rc-mono">{operation.id}</span>}>
         <p className={styles.live}>
           {query.isRefetchError
             ? `Could not refresh; showing the operation as of ${clockTime(query.dataUpdatedAt)}`
             : `${live ? "Live" : "Updated"} · ${clockTime(query.dataUpdatedAt)}`}
         </p>
-      </div>
+      </Topline>
       <header className={styles.titleRow}>
         <h1 className={styles.title}>
           {ACTION_LABEL[operation.action] ?? operation.action} of {formatCount(operation.total)}{" "}

@@ -1,9 +1,9 @@
 "use client";
 
-import { type FormEvent, useState } from "react";
+import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
-import type { ParamPatch } from "@/components/ui/use-url-params";
+import { type ParamPatch, useAppliedDraft } from "@/components/ui/use-url-params";
 import { CATEGORIES, ERROR_CLASS_NONE, STATUSES } from "./model";
 import { ALL_STATUSES, DEFAULT_STATUS, type QueueState, TEXT_FILTERS, type TextFilter } from "./queue-params";
 import styles from "./queue.module.css";
@@ -47,16 +47,7 @@ export function QueueFilters({
   reasons: string[];
   setParams: (patch: ParamPatch) => void;
 }) {
-  const applied = draftOf(state);
-  const appliedKey = JSON.stringify(applied);
-  const [draft, setDraft] = useState(applied);
-  const [seenKey, setSeenKey] = useState(appliedKey);
-  // The URL changed elsewhere (a chip, a group, back/forward): show what is now applied.
-  if (seenKey !== appliedKey) {
-    setSeenKey(appliedKey);
-    setDraft(applied);
-  }
-  const dirty = JSON.stringify(draft) !== appliedKey;
+  const [draft, setDraft, dirty] = useAppliedDraft(draftOf(state));
   const filtered = Object.keys(state.filters).some((k) => k !== "status") || state.status !== DEFAULT_STATUS;
   const qShort = draft.q.trim().length === 1;
 

@@ -1,7 +1,7 @@
 "use client";
 
-import Link from "next/link";
 import type { Role } from "@/lib/auth/roles";
+import { Topline } from "@/components/ui/topline";
 import { ActionPanel } from "./actions/action-panel";
 import { Time } from "./badges";
 import { HistoryTimeline } from "./history-timeline";
@@ -58,18 +58,13 @@ export function RecordView({ id, role }: { id: string; role: Role }) {
 
   return (
     <div className={styles.page}>
-      <div className={styles.topline}>
-        <nav aria-label="Breadcrumb">
-          <Link href="/reviews">Reviews</Link>
-          <span aria-hidden="true"> / </span>
-          <span aria-current="page">{record.messageId ?? record.id}</span>
-        </nav>
+      <Topline parent={{ href: "/reviews", label: "Reviews" }} current={record.messageId ?? record.id}>
         <RefreshStatus
           updatedAt={query.dataUpdatedAt}
           fetching={query.isFetching}
           error={query.isRefetchError ? query.error : null}
         />
-      </div>
+      </Topline>
       <RecordHeader record={record} />
       <ActionPanel record={record} role={role} />
       <div className={styles.columns}>

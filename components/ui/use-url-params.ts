@@ -1,7 +1,7 @@
 "use client";
 
 import { type ReadonlyURLSearchParams, usePathname, useSearchParams } from "next/navigation";
-import { useCallback } from "react";
+import { useCallback, useState } from "react";
 
 /** A patch of query-string parameters: a string sets one, `null`/`undefined`/`""` removes it. */
 export type ParamPatch = Record<string, string | null | undefined>;
@@ -36,4 +36,20 @@ export function useUrlParams(): [ReadonlyURLSearchParams, (patch: ParamPatch) =>
     [pathname],
   );
   return [searchParams, setParams];
+}
+
+/**
+ * A filter form's draft of values applied in the URL: it starts as `applied`, is replaced by it
+ * whenever the URL changes elsewhere (a chip, a group, back/forward), and is `dirty` while the
+ * person has typed something not applied yet.
+ */
+export function useAppliedDraft<T>(applied: T): [draft: T, setDraft: (draft: T) => void, dirty: boolean] {
+  const appliedKey = JSON.stringify(applied);
+  const [draft, setDraft] = useState(applied);
+  const [seenKey, setSeenKey] = useState(appliedKey);
+  if (seenKey !== appliedKey) {
+    setSeenKey(appliedKey);
+    setDraft(applied);
+  }
+  return [draft, setDraft, JSON.stringify(draft) !== appliedKey];
 }

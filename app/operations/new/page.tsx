@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
-import Link from "next/link";
 import { NewOperationForm } from "@/components/operations/new-operation-form";
 import styles from "@/components/operations/operations.module.css";
 import { readNewOperationParams } from "@/components/operations/selection-params";
+import { Topline } from "@/components/ui/topline";
 import { requireUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "New operation · Review Console" };
@@ -21,13 +21,7 @@ export default async function NewOperationPage({
   });
   return (
     <div className={styles.page}>
-      <nav aria-label="Breadcrumb" className={styles.topline}>
-        <span>
-          <Link href="/operations">Operations</Link>
-          <span aria-hidden="true"> / </span>
-          <span aria-current="page">New</span>
-        </span>
-      </nav>
+      <Topline parent={{ href: "/operations", label: "Operations" }} current="New" />
       <h1 className={styles.title}>New bulk operation</h1>
       <NewOperationForm params={params} role={user.role} />
     </div>
