@@ -1,9 +1,29 @@
 import "dotenv/config";
+import { randomBytes } from "node:crypto";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { z } from "zod";
 import { createKindRegistry } from "@/lib/contract/kinds";
+import { createConsumer } from "@/lib/consumer/consumer";
 import { ConsumerRuntime } from "@/lib/consumer/runtime";
 import { closeConsumerPool, consumerPool } from "@/lib/consumer/store";
-import type { IncomingMessage } from "@/lib/consumer/types";
+import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
+import {
+  connectNats,
+  NatsJetStreamTransport,
+  natsReachable,
+  natsUrl,
+  publish as publishNats,
+} from "@/lib/consumer/transports/nats-jetstream";
+import {
+  connectRabbitMq,
+  declareQueue,
+  publish as publishRabbitMq,
+  RabbitMqTransport,
+  rabbitmqReachable,
+  rabbitmqUrl,
+} from "@/lib/consumer/transports/rabbitmq";
+import { RedisStreamsTransport } from "@/lib/consumer/transports/redis-streams";
+import type { Handler, IncomingMessage, Transport } from "@/lib/consumer/types";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 
 /*
@@ -21,6 +41,12 @@ import { ms, summarize, table, withBenchDatabase } from "./support";
  *
  * The broker is left out on purpose: this is the database path a message takes, the part the
  * runtime adds. Each rate is all of a mode's messages over all of its time.
+ *
+ * `-- --transport redis|rabbitmq|nats` measures the broker's part instead: the same handler (a
+ * queued INSERT) end to end through the broker, from the first publish (confirmed by the broker)
+ * to the last outcome committed and acknowledged, the worker in the same process, `concurrency`
+ * keys at a time; beside it, in the same run and in alternating rounds, the same messages handed
+ * to ConsumerRuntime.process directly with as many keys at a time (the in-process figure).
  */
 
 // Short rounds, many of them, modes taking turns: the machine's other work (and the disk's flush
@@ -69,11 +95,16 @@ function message(prefix: string, n: number): IncomingMessage {
  * Runs messages first..first+MESSAGES-1 with `concurrency` workers, worker w taking the keys with
  * key % concurrency === w, each key in sequence order (as a broker partitioned by key would).
  */
-async function runPerKey(first: number, concurrency: number, task: (n: number) => Promise<void>): Promise<number[]> {
+async function runPerKey(
+  first: number,
+  concurrency: number,
+  task: (n: number) => Promise<void>,
+  count = MESSAGES,
+): Promise<number[]> {
   const latencies: number[] = [];
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
-      for (let n = first; n < first + MESSAGES; n++) {
+      for (let n = first; n < first + count; n++) {
         if ((n % KEYS) % concurrency !== w) continue;
         const started = performance.now();
         await task(n);
@@ -82,6 +113,211 @@ async function runPerKey(first: number, concurrency: number, task: (n: number) =
     }),
   );
   return latencies;
+}
+
+/** Writes the ledger row: queued with the bookkeeping and the COMMIT, or run at once. */
+function ledgerHandler(write: "queue" | "query"): Handler {
+  return {
+    effect: "local",
+    async apply({ tx, envelope, effectKey }) {
+      const { account, amount } = envelope.payload as unknown as { account: string; amount: number };
+      const text = `INSERT INTO bench_ledger (effect_key, account, amount) VALUES ($1, $2, $3)`;
+      if (write === "queue") tx.queue(text, [effectKey, account, amount]);
+      else await tx.query(text, [effectKey, account, amount]);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Through a broker (`--transport`).
+
+const TRANSPORTS = ["redis", "rabbitmq", "nats"] as const;
+type TransportName = (typeof TRANSPORTS)[number];
+const BROKER_MESSAGES = Number(process.env.BENCH_BROKER_MESSAGES ?? 500);
+const BROKER_ROUNDS = Number(process.env.BENCH_BROKER_ROUNDS ?? 6);
+const BROKER_CONCURRENCY = Number(process.env.BENCH_BROKER_CONCURRENCY ?? 4);
+
+function transportArgument(): TransportName | null {
+  const args = process.argv.slice(2);
+  const at = args.findIndex((a) => a === "--transport" || a.startsWith("--transport="));
+  if (at < 0) return null;
+  const value = args[at]!.includes("=") ? args[at]!.split("=")[1] : args[at + 1];
+  if (!TRANSPORTS.includes(value as TransportName)) {
+    throw new Error(`--transport must be one of ${TRANSPORTS.join(", ")} (got ${value})`);
+  }
+  return value as TransportName;
+}
+const TRANSPORT = transportArgument();
+
+interface BenchBroker {
+  label: string;
+  transport: Transport;
+  /** Publishes in batches of 100, each confirmed by the broker before the next. */
+  publish(envelopes: unknown[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openBenchBroker(name: TransportName): Promise<BenchBroker> {
+  const where = `rc-bench-${randomBytes(4).toString("hex")}`;
+  const inBatches = async (envelopes: unknown[], send: (batch: unknown[]) => Promise<unknown>) => {
+    for (let i = 0; i < envelopes.length; i += 100) await send(envelopes.slice(i, i + 100));
+  };
+  const limits = { concurrency: BROKER_CONCURRENCY };
+  switch (name) {
+    case "redis": {
+      if (!(await redisReachable())) throw new Error(`Redis does not answer at ${redisUrl()}`);
+      const redis = await connectRedis();
+      return {
+        label: `Redis Streams (${redisUrl()})`,
+        transport: new RedisStreamsTransport({
+          stream: where,
+          group: "bench",
+          consumer: "bench-1",
+          batchSize: 100,
+          maxInMemory: 400,
+          blockMs: 100,
+          ...limits,
+        }),
+        publish: (envelopes) =>
+          inBatches(envelopes, (batch) => {
+            const multi = redis.multi();
+            for (const e of batch) multi.xAdd(where, "*", { envelope: JSON.stringify(e) });
+            return multi.exec();
+          }),
+        async close() {
+          await redis.del(where);
+          await redis.quit();
+        },
+      };
+    }
+    case "rabbitmq": {
+      if (!(await rabbitmqReachable())) throw new Error(`RabbitMQ does not answer at ${rabbitmqUrl()}`);
+      const connection = await connectRabbitMq();
+      const channel = await connection.createConfirmChannel();
+      await declareQueue(channel, where);
+      return {
+        label: `RabbitMQ quorum queue (${new URL(rabbitmqUrl()).host})`,
+        transport: new RabbitMqTransport({ queue: where, prefetch: 400, ...limits }),
+        publish: (envelopes) =>
+          inBatches(envelopes, (batch) => Promise.all(batch.map((e) => publishRabbitMq(channel, where, e)))),
+        async close() {
+          await channel.deleteQueue(where);
+          await connection.close();
+        },
+      };
+    }
+    case "nats": {
+      if (!(await natsReachable())) throw new Error(`NATS with JetStream does not answer at ${natsUrl()}`);
+      const nc = await connectNats();
+      const jsm = await jetstreamManager(nc);
+      const js = jetstream(nc);
+      await jsm.streams.add({ name: where, subjects: [`${where}.>`] });
+      return {
+        label: `NATS JetStream (${natsUrl()})`,
+        transport: new NatsJetStreamTransport({
+          stream: where,
+          durable: "bench",
+          batchSize: 100,
+          maxInMemory: 400,
+          ...limits,
+        }),
+        publish: (envelopes) =>
+          inBatches(envelopes, (batch) => Promise.all(batch.map((e) => publishNats(js, `${where}.entries`, e)))),
+        async close() {
+          await jsm.streams.delete(where);
+          await nc.close();
+        },
+      };
+    }
+  }
+}
+
+/**
+ * Rounds of BROKER_MESSAGES messages, taking turns: in-process (ConsumerRuntime.process, as the
+ * table without --transport measures it) and end to end through the broker.
+ */
+async function throughBroker(name: TransportName, inProcess: ConsumerRuntime): Promise<void> {
+  const broker = await openBenchBroker(name);
+  // Outcomes by effectKey; a round waits for all of its messages.
+  const done = new Map<string, { at: number; type: string }>();
+  let expecting: { keys: string[]; resolve: () => void } | null = null;
+  const consumer = createConsumer({
+    name: `bench-${name}`,
+    registry,
+    handlers: { "ledger.entry": ledgerHandler("queue") },
+    replays: false,
+    onOutcome: (outcome, message) => {
+      if (outcome.type === "wait" || outcome.type === "retry") return;
+      const effectKey = (message.body.parsed ? (message.body.value as { effectKey?: string }) : {}).effectKey;
+      if (effectKey) done.set(effectKey, { at: performance.now(), type: outcome.type });
+      if (expecting && expecting.keys.every((k) => done.has(k))) expecting.resolve();
+    },
+  });
+  const stop = new AbortController();
+  const running = consumer.run({ transport: broker.transport, signal: stop.signal });
+  const modes = ["in-process", `through ${name}`] as const;
+  const counters = { "in-process": 0, [`through ${name}`]: 0 } as Record<string, number>;
+
+  const round = async (mode: string): Promise<{ rate: number; latencies: number[] }> => {
+    const first = counters[mode]!;
+    counters[mode]! += BROKER_MESSAGES;
+    const started = performance.now();
+    if (mode === "in-process") {
+      const latencies = await runPerKey(
+        first,
+        BROKER_CONCURRENCY,
+        async (n) => {
+          const outcome = await inProcess.process(message("inproc", n));
+          if (outcome.type !== "applied") throw new Error(`message ${n}: ${JSON.stringify(outcome)}`);
+        },
+        BROKER_MESSAGES,
+      );
+      return { rate: BROKER_MESSAGES / ((performance.now() - started) / 1000), latencies };
+    }
+    const envelopes = Array.from({ length: BROKER_MESSAGES }, (_, i) => message(name, first + i).body);
+    const values = envelopes.map((b) => (b as { value: { effectKey: string } }).value);
+    const all = new Promise<void>((resolve) => (expecting = { keys: values.map((v) => v.effectKey), resolve }));
+    await broker.publish(values);
+    const timeout = new Promise<never>((_, reject) =>
+      setTimeout(() => reject(new Error(`round not done within 120 s through ${name}`)), 120_000).unref(),
+    );
+    await Promise.race([all, timeout]);
+    expecting = null;
+    const elapsed = performance.now() - started;
+    const notApplied = values.filter((v) => done.get(v.effectKey)?.type !== "applied");
+    if (notApplied.length > 0) throw new Error(`${notApplied.length} messages not applied through ${name}`);
+    const latencies = values.map((v) => done.get(v.effectKey)!.at - started);
+    return { rate: BROKER_MESSAGES / (elapsed / 1000), latencies };
+  };
+
+  try {
+    for (const mode of modes) await round(mode); // warm-up, not counted
+    const rates: Record<string, number[]> = Object.fromEntries(modes.map((m) => [m, []]));
+    const latencies: Record<string, number[]> = Object.fromEntries(modes.map((m) => [m, []]));
+    for (let r = 0; r < BROKER_ROUNDS; r++) {
+      for (const mode of r % 2 === 0 ? modes : [...modes].reverse()) {
+        const result = await round(mode);
+        rates[mode]!.push(result.rate);
+        latencies[mode]!.push(...result.latencies);
+      }
+    }
+    const harmonic = (xs: number[]) => xs.length / xs.reduce((sum, x) => sum + 1 / x, 0);
+    const rows = modes.map((mode) => {
+      const s = summarize(latencies[mode]!);
+      return [`C=${BROKER_CONCURRENCY} ${mode}`, harmonic(rates[mode]!).toFixed(0), ms(s.p50), ms(s.p95), ms(s.max)];
+    });
+    console.log(
+      `\n${BROKER_MESSAGES} messages per round, ${BROKER_ROUNDS} rounds per mode, ${broker.label}; ` +
+        `latency: in-process per call; through the broker from the start of the round (published at once) to the outcome, so it includes the queue ahead of it\n`,
+    );
+    console.log(table(["mode", "messages/s", "p50 ms", "p95 ms", "max ms"], rows));
+    const ratio = harmonic(rates[modes[1]]!) / harmonic(rates["in-process"]!);
+    console.log(`\nthrough ${name}: ${ratio.toFixed(2)}x the in-process rate, end to end`);
+  } finally {
+    stop.abort();
+    await running;
+    await broker.close();
+  }
 }
 
 async function main() {
@@ -95,21 +331,12 @@ async function main() {
     );
     // The two ways a local handler can write its effect (lib/consumer/types.ts, ConsumerTx).
     const runtime = (write: "queue" | "query") =>
-      new ConsumerRuntime({
-        name: `bench-${write}`,
-        registry,
-        handlers: {
-          "ledger.entry": {
-            effect: "local",
-            async apply({ tx, envelope, effectKey }) {
-              const { account, amount } = envelope.payload as unknown as { account: string; amount: number };
-              const text = `INSERT INTO bench_ledger (effect_key, account, amount) VALUES ($1, $2, $3)`;
-              if (write === "queue") tx.queue(text, [effectKey, account, amount]);
-              else await tx.query(text, [effectKey, account, amount]);
-            },
-          },
-        },
-      });
+      new ConsumerRuntime({ name: `bench-${write}`, registry, handlers: { "ledger.entry": ledgerHandler(write) } });
+    if (TRANSPORT) {
+      await throughBroker(TRANSPORT, runtime("queue"));
+      await closeConsumerPool();
+      return;
+    }
     const queued = runtime("queue");
     const now = runtime("query");
     const insert = `INSERT INTO bench_rows (account, amount) VALUES ($1, $2)`;
