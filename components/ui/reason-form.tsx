@@ -18,7 +18,7 @@ export interface RequiredField {
 }
 
 /** A refused change in words, by HTTP status; the fields the server names are listed in the text. */
-export function describeRefusal(error: unknown): Problem {
+function describeRefusal(error: unknown): Problem {
   if (!(error instanceof ApiRequestError)) {
     return {
       title: "No answer from the server",
