@@ -2,12 +2,29 @@ import "dotenv/config";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { createConsumer } from "@/lib/consumer/consumer";
 import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
+import {
+  connectNats,
+  ensureStream,
+  NatsJetStreamTransport,
+  natsReachable,
+  natsUrl,
+  publish as publishNats,
+} from "@/lib/consumer/transports/nats-jetstream";
+import {
+  connectRabbitMq,
+  declareQueue,
+  publish as publishRabbitMq,
+  RabbitMqTransport,
+  rabbitmqReachable,
+  rabbitmqUrl,
+} from "@/lib/consumer/transports/rabbitmq";
 import { publish, RedisStreamsTransport } from "@/lib/consumer/transports/redis-streams";
-import type { IncomingMessage, Outcome } from "@/lib/consumer/types";
+import type { IncomingMessage, Outcome, Transport } from "@/lib/consumer/types";
 import { closeDb, db } from "@/lib/db/client";
 import { DATA_DIR, LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
@@ -15,7 +32,8 @@ import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
 
 /*
  * `npm run demo`: the consumer library behind a real broker, end to end (docs/consumer.md).
- * A fake email provider, a producer that writes invoice reminders to a Redis stream (duplicates,
+ * A fake email provider, a producer that writes invoice reminders to a Redis stream, a RabbitMQ
+ * quorum queue or a NATS JetStream stream (`--transport redis|rabbitmq|nats`; duplicates,
  * a gap, a stale number, an unknown schema, a bad payload, text that is not JSON, a slow answer, a
  * dropped answer, 503s), and a worker that consumes them into the same database the console uses
  * (DATABASE_URL, else the embedded one under .data/). The worker keeps running and claims the
@@ -27,6 +45,78 @@ const exitWhenDone = process.argv.includes("--exit");
 const consoleUrl = process.env.CONSOLE_URL ?? `http://127.0.0.1:${process.env.PORT ?? "3000"}`;
 const STREAM = process.env.DEMO_STREAM ?? "review-console:demo:invoice-reminders";
 const GROUP = "reminder-workers";
+const TRANSPORTS = ["redis", "rabbitmq", "nats"] as const;
+
+interface DemoBroker {
+  where: string;
+  transport: Transport;
+  /** Publishes one envelope; returns the id the worker reports as `source.transportId`. */
+  send(envelope: unknown): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The broker of `--transport` (Redis by default), or null after saying how to start it. */
+async function openDemoBroker(): Promise<DemoBroker | null> {
+  const at = process.argv.indexOf("--transport");
+  const name = at < 0 ? "redis" : process.argv[at + 1];
+  if (!TRANSPORTS.includes(name as (typeof TRANSPORTS)[number])) {
+    console.error(`--transport must be one of ${TRANSPORTS.join(", ")}`);
+    return null;
+  }
+  if (name === "rabbitmq") {
+    if (!(await rabbitmqReachable())) {
+      console.error(`RabbitMQ does not answer at ${rabbitmqUrl()}. Start one, e.g. (Debian's rabbitmq-server):`);
+      console.error(`  rabbitmq-server -detached`);
+      return null;
+    }
+    const queue = process.env.DEMO_QUEUE ?? "review-console.demo.invoice-reminders";
+    const connection = await connectRabbitMq();
+    const channel = await connection.createConfirmChannel();
+    await declareQueue(channel, queue);
+    return {
+      where: `RabbitMQ quorum queue ${queue} on ${new URL(rabbitmqUrl()).host}`,
+      transport: new RabbitMqTransport({ queue, consumerName: "demo-worker" }),
+      send: (envelope) => publishRabbitMq(channel, queue, envelope),
+      close: () => connection.close(),
+    };
+  }
+  if (name === "nats") {
+    if (!(await natsReachable())) {
+      console.error(`NATS with JetStream does not answer at ${natsUrl()}. Start one, e.g. (Debian's nats-server):`);
+      console.error(`  nats-server -js -a 127.0.0.1 -p 4222 &`);
+      return null;
+    }
+    const stream = process.env.DEMO_NATS_STREAM ?? "review-console-demo";
+    const nc = await connectNats();
+    const js = jetstream(nc);
+    // Before the first publish: a subject no stream takes is refused.
+    await ensureStream(await jetstreamManager(nc), stream);
+    const transport = new NatsJetStreamTransport({ stream, durable: GROUP, consumerName: "demo-worker" });
+    return {
+      where: `NATS JetStream stream ${stream} (durable ${GROUP}) on ${natsUrl()}`,
+      transport,
+      send: (envelope) => publishNats(js, `${stream}.invoice-reminders`, envelope),
+      close: () => nc.close(),
+    };
+  }
+  if (!(await redisReachable())) {
+    console.error(`Redis does not answer at ${redisUrl()}. Start one, e.g.:`);
+    console.error(`  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`);
+    return null;
+  }
+  const redis = await connectRedis();
+  return {
+    where: `Redis stream ${STREAM}, group ${GROUP}, on ${redisUrl()}`,
+    transport: new RedisStreamsTransport({
+      stream: STREAM,
+      group: GROUP,
+      consumer: "demo-worker",
+      claimIdleMs: 30_000,
+    }),
+    send: (envelope) => publish(redis, STREAM, envelope),
+    close: async () => void (await redis.quit()),
+  };
+}
 const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
 
 function reminder(invoice: string, sequence: number, extra: Record<string, unknown> = {}) {
@@ -75,15 +165,11 @@ async function demoCredentials(seed: boolean): Promise<DemoCredentials | null> {
 }
 
 async function main(): Promise<number> {
-  if (!(await redisReachable())) {
-    console.error(`Redis does not answer at ${redisUrl()}. Start one, e.g.:`);
-    console.error(`  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`);
-    return 1;
-  }
+  const broker = await openDemoBroker();
+  if (!broker) return 1;
   const database = await localDatabase();
   process.env.DATABASE_URL = database.url;
   const provider = new FakeEmailProvider();
-  const redis = await connectRedis();
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.on("SIGINT", onSignal);
@@ -98,7 +184,7 @@ async function main(): Promise<number> {
     console.log(
       `Fake email provider: ${provider.url} (look an email up: ${provider.url}/v1/emails?idempotencyKey=<effectKey>)`,
     );
-    console.log(`Stream: ${STREAM}, group ${GROUP}, on ${redisUrl()}`);
+    console.log(`Broker: ${broker.where}`);
 
     // Each run gets its own invoices, so a second run tells its own story.
     const run = Date.now().toString(36).slice(-5);
@@ -132,18 +218,13 @@ async function main(): Promise<number> {
       },
     });
     const worker = consumer.run({
-      transport: new RedisStreamsTransport({
-        stream: STREAM,
-        group: GROUP,
-        consumer: "demo-worker",
-        claimIdleMs: 30_000,
-      }),
+      transport: broker.transport,
       signal: stop.signal,
     });
 
     console.log("\nProducer: writing invoice reminders\n");
     const sent: string[] = [];
-    const send = async (envelope: unknown) => sent.push(await publish(redis, STREAM, envelope));
+    const send = async (envelope: unknown) => sent.push(await broker.send(envelope));
     const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     await send(reminder(inv(501), 1));
     await send(reminder(inv(501), 2));
@@ -204,7 +285,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await provider.stop();
-    await redis.quit().catch(() => {});
+    await broker.close().catch(() => {});
     await closeDb();
     await database.release();
   }

@@ -77,7 +77,7 @@ export interface BrokerTestContext {
   provider: FakeEmailProvider;
   /** Workers a test starts; all are stopped after the file. */
   workers: RunningWorker[];
-  /** Run after the workers are stopped (queues and streams a test made). */
+  /** Run after the workers are stopped, last added first (queues and streams a test made). */
   cleanups: (() => Promise<unknown>)[];
 }
 
@@ -102,7 +102,8 @@ export async function setupBrokerTest(file: string, broker: BrokerUnderTest): Pr
 
   afterAll(async () => {
     await Promise.all(workers.splice(0).map((w) => w.stop()));
-    for (const cleanup of cleanups.splice(0)) await cleanup().catch(() => {});
+    // Last in, first out: what a test made goes before the connection it was made on.
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => {});
     await closeConsumerPool();
     await provider.stop();
   });

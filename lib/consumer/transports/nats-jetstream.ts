@@ -99,7 +99,7 @@ export class NatsJetStreamTransport implements Transport {
     let advisories: Subscription | undefined;
     try {
       const jsm = await jetstreamManager(nc);
-      await this.ensureStream(jsm);
+      await ensureStream(jsm, stream, this.options.subjects);
       const info = await this.ensureConsumer(jsm, context?.maxDeliveries);
       const consumer = await jetstream(nc).consumers.get(stream, info.name);
       advisories = this.watchMaxDeliveries(nc);
@@ -198,19 +198,6 @@ export class NatsJetStreamTransport implements Transport {
     return null;
   }
 
-  private async ensureStream(jsm: JetStreamManager): Promise<void> {
-    const { stream } = this.options;
-    try {
-      await jsm.streams.info(stream);
-    } catch (error) {
-      if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
-      await jsm.streams.add({ name: stream, subjects: this.options.subjects ?? [`${stream}.>`] }).catch(async (e) => {
-        // Another process created it meanwhile.
-        await jsm.streams.info(stream).catch(() => Promise.reject(e));
-      });
-    }
-  }
-
   private async ensureConsumer(jsm: JetStreamManager, maxDeliveries: number | undefined): Promise<ConsumerInfo> {
     const { stream, durable } = this.options;
     const limit = maxDeliveries ?? 10;
@@ -280,6 +267,19 @@ function settle(held: Held<JsMsg>, disposition: Disposition, scheduler: KeySched
   }
   // A wait or an unavailable database: not the message's fault, so the delivery count stays.
   return "keep";
+}
+
+/** Creates `stream` (subjects `<stream>.>` unless given) unless it exists; an existing stream is left as it is. */
+export async function ensureStream(jsm: JetStreamManager, stream: string, subjects?: string[]): Promise<void> {
+  try {
+    await jsm.streams.info(stream);
+  } catch (error) {
+    if (!isApiError(error, JetStreamApiCodes.StreamNotFound)) throw error;
+    await jsm.streams.add({ name: stream, subjects: subjects ?? [`${stream}.>`] }).catch(async (e: unknown) => {
+      // Another process created it meanwhile.
+      await jsm.streams.info(stream).catch(() => Promise.reject(e));
+    });
+  }
 }
 
 function touch(m: JsMsg): void {
