@@ -4,8 +4,9 @@ import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
 import { type ParamPatch, useAppliedDraft } from "@/components/ui/use-url-params";
-import { AUDIT_FILTERS, type AuditFilters, isoToUtcInput, UUID_PATTERN, utcInputToIso } from "./audit-params";
+import { AUDIT_FILTERS, type AuditFilters, isoToUtcInput, utcInputToIso } from "./audit-params";
 import styles from "./audit.module.css";
+import { isUuid } from "@/lib/domain/ids";
 
 type Draft = Record<(typeof AUDIT_FILTERS)[number], string>;
 
@@ -36,7 +37,7 @@ export function AuditFilterForm({
   const [draft, setDraft, dirty] = useAppliedDraft(draftOf(filters));
   const any = Object.keys(filters).length > 0;
 
-  const reviewIdBad = draft.reviewId.trim() !== "" && !UUID_PATTERN.test(draft.reviewId.trim());
+  const reviewIdBad = draft.reviewId.trim() !== "" && !isUuid(draft.reviewId.trim());
   const from = utcInputToIso(draft.from);
   const to = utcInputToIso(draft.to);
   const rangeBad = from !== "" && to !== "" && to < from;

@@ -49,8 +49,6 @@ export function utcInputToIso(value: string): string {
   return Number.isNaN(time) ? "" : new Date(time).toISOString();
 }
 
-export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function fromPageParams(params: Record<string, string | string[] | undefined>): Getter {
   return (key) => {
     const value = params[key];

@@ -1,4 +1,5 @@
 import { OPERATION_ACTIONS, type OperationAction, type Selection } from "@/lib/operations/types";
+import { isUuid } from "@/lib/domain/ids";
 
 // The new-operation form's query string: `action`, and one of `ids` (comma-separated), `filter`
 // (JSON of the queue's filters) or `group` (JSON of a cause). The queue writes these links and the
@@ -19,8 +20,6 @@ export const FILTER_KEYS = [
   "messageId",
   "q",
 ] as const;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface NewOperationParams {
   action: OperationAction;
@@ -51,7 +50,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 function readIds(raw: string): Pick<NewOperationParams, "selection" | "problem"> {
   const ids = [...new Set(raw.split(",").map((id) => id.trim()))].filter(Boolean);
-  const bad = ids.filter((id) => !UUID.test(id));
+  const bad = ids.filter((id) => !isUuid(id));
   if (ids.length === 0) return { selection: null, problem: "The link names no records." };
   if (bad.length > 0) return { selection: null, problem: `These are not record ids: ${bad.slice(0, 5).join(", ")}.` };
   return { selection: { type: "ids", ids }, problem: null };

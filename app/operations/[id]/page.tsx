@@ -5,8 +5,7 @@ import { OperationView } from "@/components/operations/operation-view";
 import { requireUser } from "@/lib/auth/session";
 import { operationKeys } from "@/lib/client/query-keys";
 import { getOperation } from "@/lib/operations/view";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from "@/lib/domain/ids";
 
 export const metadata: Metadata = { title: "Operation · Review Console" };
 
@@ -17,7 +16,7 @@ export const metadata: Metadata = { title: "Operation · Review Console" };
 export default async function OperationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await requireUser("operations.read", `/operations/${encodeURIComponent(id)}`);
-  const operation = UUID.test(id) ? await getOperation(id, user.role) : null;
+  const operation = isUuid(id) ? await getOperation(id, user.role) : null;
   if (!operation) notFound();
 
   const queryClient = new QueryClient();
