@@ -12,7 +12,11 @@ export async function readJsonBody(
 ): Promise<{ value: unknown; text: string }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {
-    throw new Refusal("unsupported-media-type", "unsupported-media-type", "the body must be JSON (Content-Type: application/json)");
+    throw new Refusal(
+      "unsupported-media-type",
+      "unsupported-media-type",
+      "the body must be JSON (Content-Type: application/json)",
+    );
   }
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes);
