@@ -6,6 +6,7 @@ import {
   jetstreamManager,
   JetStreamApiCodes,
   JetStreamApiError,
+  type Consumer,
   type ConsumerInfo,
   type JetStreamClient,
   type JetStreamManager,
@@ -49,6 +50,11 @@ export interface NatsJetStreamOptions {
 }
 
 const silent: TransportLogger = { info() {}, warn() {}, error() {} };
+
+/** The durable consumer is set up in a way the runtime cannot work with: reconnecting will not help. */
+export class ConsumerConfigurationError extends Error {
+  override readonly name = "ConsumerConfigurationError";
+}
 
 /**
  * NATS JetStream through a durable pull consumer with explicit acks. A message is acked only after
@@ -98,10 +104,9 @@ export class NatsJetStreamTransport implements Transport {
     let keepAlive: NodeJS.Timeout | undefined;
     let advisories: Subscription | undefined;
     try {
-      const jsm = await jetstreamManager(nc);
-      await ensureStream(jsm, stream, this.options.subjects);
-      const info = await this.ensureConsumer(jsm, context?.maxDeliveries);
-      const consumer = await jetstream(nc).consumers.get(stream, info.name);
+      const ready = await this.prepare(nc, context?.maxDeliveries, signal);
+      if (!ready) return;
+      const { info, consumer } = ready;
       advisories = this.watchMaxDeliveries(nc);
 
       const held = new KeyScheduler<JsMsg>({
@@ -198,6 +203,32 @@ export class NatsJetStreamTransport implements Transport {
     return null;
   }
 
+  /**
+   * The stream, the durable consumer and its handle; tried again until it works, so a connection
+   * lost while a worker starts is waited out. A configuration the runtime cannot work with, or
+   * an error the server answered, ends `run`.
+   */
+  private async prepare(
+    nc: NatsConnection,
+    maxDeliveries: number | undefined,
+    signal: AbortSignal,
+  ): Promise<{ info: ConsumerInfo; consumer: Consumer } | null> {
+    const { stream } = this.options;
+    for (let failures = 1; !signal.aborted; failures++) {
+      try {
+        const jsm = await jetstreamManager(nc);
+        await ensureStream(jsm, stream, this.options.subjects);
+        const info = await this.ensureConsumer(jsm, maxDeliveries);
+        return { info, consumer: await jetstream(nc).consumers.get(stream, info.name) };
+      } catch (error) {
+        if (error instanceof ConsumerConfigurationError || error instanceof JetStreamApiError) throw error;
+        this.log.warn({ err: error, failures }, "JetStream not ready; trying again");
+        await sleep(Math.min(200 * 2 ** failures, 5000), signal);
+      }
+    }
+    return null;
+  }
+
   private async ensureConsumer(jsm: JetStreamManager, maxDeliveries: number | undefined): Promise<ConsumerInfo> {
     const { stream, durable } = this.options;
     const limit = maxDeliveries ?? 10;
@@ -219,13 +250,13 @@ export class NatsJetStreamTransport implements Transport {
       info = await jsm.consumers.add(stream, config).catch(() => jsm.consumers.info(stream, durable));
     }
     if (info.config.ack_policy !== AckPolicy.Explicit) {
-      throw new Error(
+      throw new ConsumerConfigurationError(
         `JetStream consumer ${durable} of ${stream} must use explicit acks (has ${info.config.ack_policy})`,
       );
     }
     const maxDeliver = info.config.max_deliver ?? -1;
     if (maxDeliver > 0 && maxDeliver <= limit) {
-      throw new Error(
+      throw new ConsumerConfigurationError(
         `JetStream consumer ${durable} has MaxDeliver ${maxDeliver}, not above the consumer's maxDeliveries ${limit}: ` +
           `the broker would stop delivering a message before the runtime records it as delivery-limit`,
       );

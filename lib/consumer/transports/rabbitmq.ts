@@ -102,12 +102,13 @@ export class RabbitMqTransport implements Transport {
     });
     let failures = 0;
     let session: Session | null = null;
+    const stopped = aborted(signal);
     try {
       while (!signal.aborted) {
         try {
           session = await this.open(scheduler);
           failures = 0;
-          const lost = await Promise.race([session.closed, aborted(signal)]);
+          const lost = await Promise.race([session.closed, stopped]);
           if (signal.aborted) break;
           this.log.warn({ err: lost, session: session.id }, "RabbitMQ connection lost; reconnecting");
         } catch (error) {

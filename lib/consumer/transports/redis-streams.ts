@@ -123,8 +123,7 @@ export class RedisStreamsTransport implements Transport {
     blocking.on("error", (err) => this.log.warn({ err }, "redis (blocking reads)"));
     await blocking.connect();
     try {
-      await this.ensureGroup(client);
-      await this.readOwnPending(client);
+      await this.start(client, signal);
       let nextClaim = 0;
       let nextTouch = Date.now() + this.touchEveryMs();
       while (!signal.aborted) {
@@ -180,6 +179,24 @@ export class RedisStreamsTransport implements Transport {
     this.client = client;
     this.ownsClient = true;
     return client;
+  }
+
+  /**
+   * The group, then this consumer's own pending entries; tried again until it works, so a
+   * connection lost while a worker starts (a broker restart) is waited out instead of ending it.
+   */
+  private async start(client: RedisClient, signal: AbortSignal): Promise<void> {
+    for (let failures = 1; !signal.aborted; failures++) {
+      try {
+        await this.ensureGroup(client);
+        await this.readOwnPending(client);
+        return;
+      } catch (err) {
+        if (signal.aborted) return;
+        this.log.error({ err, failures }, "redis start failed; trying again");
+        await wait(Math.min(200 * 2 ** failures, 5000), signal);
+      }
+    }
   }
 
   private touchEveryMs(): number {
