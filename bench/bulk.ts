@@ -5,7 +5,7 @@ import { confirmOperation, dryRunOperation, pauseOperation, resumeOperation } fr
 import { createOperation } from "@/lib/operations/create";
 import { runDispatcher } from "@/lib/operations/dispatcher";
 import type { Selection } from "@/lib/operations/types";
-import { sleep } from "@/lib/util/sleep";
+import { sleep } from "@review-console/consumer";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 
 /*

@@ -2,18 +2,18 @@ import "dotenv/config";
 import { randomBytes } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { z } from "zod";
-import { createKindRegistry } from "@/lib/contract/kinds";
-import { createConsumer } from "@/lib/consumer/consumer";
-import { ConsumerRuntime } from "@/lib/consumer/runtime";
-import { closeConsumerPool, consumerPool } from "@/lib/consumer/store";
-import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
+import { createKindRegistry } from "@review-console/contract";
+import { createConsumer } from "@review-console/consumer";
+import { ConsumerRuntime } from "@review-console/consumer";
+import { closeConsumerPool, consumerPool } from "@review-console/consumer";
+import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
 import {
   connectNats,
   NatsJetStreamTransport,
   natsReachable,
   natsUrl,
   publish as publishNats,
-} from "@/lib/consumer/transports/nats-jetstream";
+} from "@review-console/consumer/nats";
 import {
   connectRabbitMq,
   declareQueue,
@@ -21,9 +21,9 @@ import {
   RabbitMqTransport,
   rabbitmqReachable,
   rabbitmqUrl,
-} from "@/lib/consumer/transports/rabbitmq";
-import { RedisStreamsTransport } from "@/lib/consumer/transports/redis-streams";
-import type { Handler, IncomingMessage, Transport } from "@/lib/consumer/types";
+} from "@review-console/consumer/rabbitmq";
+import { RedisStreamsTransport } from "@review-console/consumer/redis";
+import type { Handler, IncomingMessage, Transport } from "@review-console/consumer";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 
 /*

@@ -5,18 +5,18 @@ import path from "node:path";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import pg from "pg";
-import { createConsumer } from "@/lib/consumer/consumer";
-import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint } from "@/lib/consumer/crash-hook";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
+import { createConsumer } from "@review-console/consumer";
+import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint } from "@review-console/consumer";
+import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
 import {
   connectNats,
   NatsJetStreamTransport,
   natsReachable,
   natsUrl,
   publish as publishNats,
-} from "@/lib/consumer/transports/nats-jetstream";
+} from "@review-console/consumer/nats";
 import {
   connectRabbitMq,
   declareQueue,
@@ -24,10 +24,10 @@ import {
   RabbitMqTransport,
   rabbitmqReachable,
   rabbitmqUrl,
-} from "@/lib/consumer/transports/rabbitmq";
-import { RedisStreamsTransport } from "@/lib/consumer/transports/redis-streams";
-import { hostAndPort, TcpProxy, throughProxy } from "@/lib/consumer/transports/testing/tcp-proxy";
-import type { Transport } from "@/lib/consumer/types";
+} from "@review-console/consumer/rabbitmq";
+import { RedisStreamsTransport } from "@review-console/consumer/redis";
+import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
+import type { Transport } from "@review-console/consumer";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { resolveTestServer } from "@/lib/db/test-server";

@@ -3,10 +3,10 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { createConsumer } from "@/lib/consumer/consumer";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { connectRedis, redisReachable, redisUrl } from "@/lib/consumer/testing/harness";
+import { createConsumer } from "@review-console/consumer";
+import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
 import {
   connectNats,
   ensureStream,
@@ -14,7 +14,7 @@ import {
   natsReachable,
   natsUrl,
   publish as publishNats,
-} from "@/lib/consumer/transports/nats-jetstream";
+} from "@review-console/consumer/nats";
 import {
   connectRabbitMq,
   declareQueue,
@@ -22,9 +22,9 @@ import {
   RabbitMqTransport,
   rabbitmqReachable,
   rabbitmqUrl,
-} from "@/lib/consumer/transports/rabbitmq";
-import { publish, RedisStreamsTransport } from "@/lib/consumer/transports/redis-streams";
-import type { IncomingMessage, Outcome, Transport } from "@/lib/consumer/types";
+} from "@review-console/consumer/rabbitmq";
+import { publish, RedisStreamsTransport } from "@review-console/consumer/redis";
+import type { IncomingMessage, Outcome, Transport } from "@review-console/consumer";
 import { closeDb, db } from "@/lib/db/client";
 import { DATA_DIR, LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";

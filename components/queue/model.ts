@@ -1,4 +1,4 @@
-import type { ReviewCategory } from "@/lib/contract/decide";
+import type { ReviewCategory } from "@review-console/contract";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 import type { ReviewQueueItem } from "@/lib/reviews/list";
 

@@ -1,4 +1,4 @@
-import { ENVELOPE_KEY_FIELDS, isRecord, readEnvelopeKeys } from "@/lib/contract/envelope";
+import { ENVELOPE_KEY_FIELDS, isRecord, readEnvelopeKeys } from "@review-console/contract";
 import type { ReviewDetail } from "./types";
 
 /** The envelope a replay would send now: the latest revision's, else the message as received. */

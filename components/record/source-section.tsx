@@ -1,4 +1,4 @@
-import { isRecord } from "@/lib/contract/envelope";
+import { isRecord } from "@review-console/contract";
 import { Section } from "@/components/ui/section";
 import styles from "./record.module.css";
 import type { ReviewDetail } from "./types";

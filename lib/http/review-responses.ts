@@ -1,7 +1,7 @@
 import { Refusal } from "@/lib/domain/refusal";
 import { getReview, type ReviewDetail } from "@/lib/reviews/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";
-import { stringifyWithRaw } from "./raw-json";
+import { stringifyWithRaw } from "@review-console/contract";
 
 /**
  * A record as JSON. `message` is spliced in as the stored text: parsing and re-serialising it

@@ -1,4 +1,4 @@
-import { shapeProblem } from "@/lib/reviews/message-shape";
+import { shapeProblem } from "@review-console/contract";
 import { Refusal } from "@/lib/domain/refusal";
 
 /**

@@ -1,7 +1,7 @@
 import type { Actor } from "@/lib/auth/actor";
 import { actorRef } from "@/lib/auth/actor-ref";
 import { appendDecision } from "@/lib/audit/append";
-import { defaultKindRegistry } from "@/lib/contract/kinds";
+import { defaultKindRegistry } from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import { notFound, Refusal } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";

@@ -5,7 +5,7 @@ import { Refusal } from "@/lib/domain/refusal";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { log } from "@/lib/log";
 import { performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
-import { sleep } from "@/lib/util/sleep";
+import { sleep } from "@review-console/consumer";
 import { operationAuthorityLost, pauseForLostAuthority } from "./authority";
 import { autoReplayReady } from "./auto-replay";
 import {

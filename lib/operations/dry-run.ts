@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
-import { type Decision, decide, type JournalState } from "@/lib/contract/decide";
-import { isRecord, readEnvelopeKeys } from "@/lib/contract/envelope";
-import { defaultKindRegistry, type KindRegistry } from "@/lib/contract/kinds";
+import { type Decision, decide, type JournalState } from "@review-console/contract";
+import { isRecord, readEnvelopeKeys } from "@review-console/contract";
+import { defaultKindRegistry, type KindRegistry } from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { actionRefusal } from "@/lib/reviews/action-rules";

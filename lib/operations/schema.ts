@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { reasonSchema, runAtSchema } from "@/lib/reviews/action-rules";
 import { isUuid } from "@/lib/domain/ids";
-import { messageShapeProblem } from "@/lib/reviews/message-shape";
+import { messageShapeProblem } from "@review-console/contract";
 import { ACTIVE_STATUSES, listQuerySchema, requiredText } from "@/lib/reviews/schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_STATES, VERDICTS } from "./types";
 

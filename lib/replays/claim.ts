@@ -1,6 +1,6 @@
 import type { Actor } from "@/lib/auth/actor";
 import { db } from "@/lib/db/client";
-import { stringifyWithRaw } from "@/lib/http/raw-json";
+import { stringifyWithRaw } from "@review-console/contract";
 import type { ClaimRequest } from "./schema";
 
 export const DEFAULT_CLAIM_LIMIT = 10;

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readEnvelopeKeys } from "@/lib/contract/envelope";
+import { readEnvelopeKeys } from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";

@@ -1,6 +1,6 @@
-import { decide, type DecisionState } from "@/lib/contract/decide";
-import { invoiceReminderKind } from "@/lib/contract/kinds";
-import { nextAttempt } from "@/lib/contract/retry";
+import { decide, type DecisionState } from "@review-console/contract";
+import { invoiceReminderKind } from "@review-console/contract";
+import { nextAttempt } from "@review-console/contract";
 import type { ReportInput } from "@/lib/reviews/schema";
 
 /**

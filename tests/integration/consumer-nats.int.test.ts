@@ -17,10 +17,10 @@ import {
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { nanos, type NatsConnection } from "@nats-io/transport-node";
-import { createKindRegistry, invoiceReminderKind } from "@/lib/contract/kinds";
-import type { ConsumerOptions } from "@/lib/consumer/consumer";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
+import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
+import type { ConsumerOptions } from "@review-console/consumer";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import {
   connectNats,
   NatsJetStreamTransport,
@@ -28,9 +28,9 @@ import {
   natsUrl,
   publish,
   type NatsJetStreamOptions,
-} from "@/lib/consumer/transports/nats-jetstream";
-import { hostAndPort, TcpProxy, throughProxy } from "@/lib/consumer/transports/testing/tcp-proxy";
-import type { Handler } from "@/lib/consumer/types";
+} from "@review-console/consumer/nats";
+import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
+import type { Handler } from "@review-console/consumer";
 import { recordingLogger, setupBrokerTest, startTransportWorker } from "../support/consumer";
 
 const brokerTest = await setupBrokerTest("consumer-nats", {

@@ -6,14 +6,14 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createKindRegistry, invoiceReminderKind } from "@/lib/contract/kinds";
-import { type ProviderRule } from "@/lib/consumer/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { PermanentFailure, TemporaryFailure } from "@/lib/consumer/errors";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
-import { publish } from "@/lib/consumer/transports/redis-streams";
-import type { ConsumerOptions } from "@/lib/consumer/consumer";
-import type { Handler } from "@/lib/consumer/types";
+import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
+import { type ProviderRule } from "@/lib/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { PermanentFailure, TemporaryFailure } from "@review-console/consumer";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { publish } from "@review-console/consumer/redis";
+import type { ConsumerOptions } from "@review-console/consumer";
+import type { Handler } from "@review-console/consumer";
 import { setupConsumerTest } from "../support/consumer";
 
 const consumerTest = await setupConsumerTest("consumer-outcomes");

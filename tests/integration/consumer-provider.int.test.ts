@@ -5,11 +5,11 @@
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { EffectOutcomeUnknownError, TemporaryFailure } from "@/lib/consumer/errors";
-import { reminder } from "@/lib/consumer/testing/harness";
-import { envelopeSchema } from "@/lib/contract/envelope";
+import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { EffectOutcomeUnknownError, TemporaryFailure } from "@review-console/consumer";
+import { reminder } from "@/lib/worker/harness";
+import { envelopeSchema } from "@review-console/contract";
 
 const provider = new FakeEmailProvider();
 beforeAll(() => provider.start());

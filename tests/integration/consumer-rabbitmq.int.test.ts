@@ -7,10 +7,10 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
-import { createKindRegistry, invoiceReminderKind } from "@/lib/contract/kinds";
-import type { ConsumerOptions } from "@/lib/consumer/consumer";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
+import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
+import type { ConsumerOptions } from "@review-console/consumer";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import {
   connectRabbitMq,
   declareQueue,
@@ -19,9 +19,9 @@ import {
   rabbitmqReachable,
   rabbitmqUrl,
   type RabbitMqOptions,
-} from "@/lib/consumer/transports/rabbitmq";
-import { hostAndPort, TcpProxy, throughProxy } from "@/lib/consumer/transports/testing/tcp-proxy";
-import type { Handler } from "@/lib/consumer/types";
+} from "@review-console/consumer/rabbitmq";
+import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
+import type { Handler } from "@review-console/consumer";
 import { recordingLogger, setupBrokerTest, startTransportWorker } from "../support/consumer";
 
 const brokerTest = await setupBrokerTest("consumer-rabbitmq", {

@@ -4,9 +4,9 @@
  * count limit that turns a message handed out again and again into a review record.
  */
 import { describe, expect, it } from "vitest";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
-import { createRedisClient, publish, type RedisClient } from "@/lib/consumer/transports/redis-streams";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { createRedisClient, publish, type RedisClient } from "@review-console/consumer/redis";
 import { setupConsumerTest } from "../support/consumer";
 
 const consumerTest = await setupConsumerTest("consumer-redelivery");

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
-import { publish } from "@/lib/consumer/transports/redis-streams";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { publish } from "@review-console/consumer/redis";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
 import { performAction } from "@/lib/reviews/actions/perform-action";
 import { setupConsumerTest } from "../support/consumer";

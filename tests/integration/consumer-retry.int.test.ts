@@ -4,9 +4,9 @@
  * delay, and a message already routed to review is routed again on redelivery, never re-run.
  */
 import { describe, expect, it } from "vitest";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/consumer/testing/harness";
-import { publish } from "@/lib/consumer/transports/redis-streams";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { publish } from "@review-console/consumer/redis";
 import { setupConsumerTest } from "../support/consumer";
 
 const consumerTest = await setupConsumerTest("consumer-retry");

@@ -10,11 +10,11 @@ import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { createKindRegistry } from "@/lib/contract/kinds";
-import { closeConsumerPool, CommitNotConfirmed, commitPipelined, consumerPool } from "@/lib/consumer/pipeline";
-import { ConsumerRuntime } from "@/lib/consumer/runtime";
-import type { ConsumerTx, IncomingMessage, Outcome } from "@/lib/consumer/types";
-import { uniqueName } from "@/lib/consumer/testing/harness";
+import { createKindRegistry } from "@review-console/contract";
+import { closeConsumerPool, CommitNotConfirmed, commitPipelined, consumerPool } from "@/packages/consumer/src/pipeline";
+import { ConsumerRuntime } from "@review-console/consumer";
+import type { ConsumerTx, IncomingMessage, Outcome } from "@review-console/consumer";
+import { uniqueName } from "@/lib/worker/harness";
 import { setupTestDatabase } from "../support/database";
 
 const database = setupTestDatabase();

@@ -10,9 +10,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { verifyDecisionLog } from "@/lib/audit/verify";
-import { emailReminderHandler } from "@/lib/consumer/demo/reminder-handler";
-import { eventually, startWorker, uniqueName } from "@/lib/consumer/testing/harness";
-import { publish } from "@/lib/consumer/transports/redis-streams";
+import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { eventually, startWorker, uniqueName } from "@/lib/worker/harness";
+import { publish } from "@review-console/consumer/redis";
 import { runDispatcher } from "@/lib/operations/dispatcher";
 import { setupConsumerTest } from "../support/consumer";
 import { envelope, newTag, operationsApi, reportGaps } from "../support/operations";

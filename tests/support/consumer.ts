@@ -1,10 +1,10 @@
 import { afterAll, beforeAll } from "vitest";
-import { createConsumer, type ConsumerOptions } from "@/lib/consumer/consumer";
-import { FakeEmailProvider } from "@/lib/consumer/demo/fake-email-provider";
-import { closeConsumerPool } from "@/lib/consumer/store";
-import { connectRedis, deleteStreams, redisReachable, type RunningWorker } from "@/lib/consumer/testing/harness";
-import type { RedisClient } from "@/lib/consumer/transports/redis-streams";
-import type { Transport } from "@/lib/consumer/types";
+import { createConsumer, type ConsumerOptions } from "@review-console/consumer";
+import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
+import { closeConsumerPool } from "@review-console/consumer";
+import { connectRedis, deleteStreams, redisReachable, type RunningWorker } from "@/lib/worker/harness";
+import type { RedisClient } from "@review-console/consumer/redis";
+import type { Transport } from "@review-console/consumer";
 import { setupTestDatabase, type TestDatabase, withClient } from "./database";
 
 export interface ConsumerTestContext {

@@ -4,7 +4,7 @@ import dynamic from "next/dynamic";
 import { useMemo } from "react";
 import { ButtonRow, buttonClassName } from "@/components/ui/button";
 import { FieldError, Fieldset } from "@/components/ui/field";
-import { ENVELOPE_KEY_FIELDS, isRecord, readEnvelopeKeys } from "@/lib/contract/envelope";
+import { ENVELOPE_KEY_FIELDS, isRecord, readEnvelopeKeys } from "@review-console/contract";
 import { latestEnvelope, missingEnvelopeFields } from "../format";
 import { jsonChanges } from "../json-diff";
 import { JsonDiffView } from "../json-diff-view";

@@ -1,6 +1,6 @@
-import { isRecord } from "@/lib/contract/envelope";
-import { defaultKindRegistry, validatePayload } from "@/lib/contract/kinds";
-import type { ContractIssue } from "@/lib/contract/issues";
+import { isRecord } from "@review-console/contract";
+import { defaultKindRegistry, validatePayload } from "@review-console/contract";
+import type { ContractIssue } from "@review-console/contract";
 import { latestEnvelope, missingEnvelopeFields, type EnvelopeField } from "../format";
 import type { ReviewDetail } from "../types";
 import type { ActionDraft } from "./draft";

@@ -1,6 +1,6 @@
-import { ENVELOPE_KEY_FIELDS, envelopeSchema, isRecord, readEnvelopeKeys } from "@/lib/contract/envelope";
-import { toIssues, type ContractIssue } from "@/lib/contract/issues";
-import { defaultKindRegistry, type KindRegistry, validatePayload } from "@/lib/contract/kinds";
+import { ENVELOPE_KEY_FIELDS, envelopeSchema, isRecord, readEnvelopeKeys } from "@review-console/contract";
+import { toIssues, type ContractIssue } from "@review-console/contract";
+import { defaultKindRegistry, type KindRegistry, validatePayload } from "@review-console/contract";
 
 export type CorrectionResult =
   | { ok: true; envelope: Record<string, unknown> }

@@ -1,4 +1,4 @@
-import { objectMembers, sliceSpan } from "@/lib/http/raw-json";
+import { objectMembers, sliceSpan } from "@review-console/contract";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
 import { intakeReports } from "@/lib/reviews/intake";
 import { listReviews } from "@/lib/reviews/list";

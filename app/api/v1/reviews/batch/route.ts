@@ -1,5 +1,5 @@
 import { validationError } from "@/lib/http/errors";
-import { arrayElements, objectMembers, sliceSpan } from "@/lib/http/raw-json";
+import { arrayElements, objectMembers, sliceSpan } from "@review-console/contract";
 import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { intakeReports, type Report } from "@/lib/reviews/intake";

@@ -1,0 +1,70 @@
+import {
+  type ConsumerOptions,
+  ConsumerRuntime,
+  createConsumer,
+  type ReviewDesk,
+  type RuntimeOptions,
+} from "@review-console/consumer";
+import type { Actor } from "@/lib/auth/actor";
+import { Refusal } from "@/lib/domain/refusal";
+import { recordForbidden } from "@/lib/http/refusal-response";
+import { log } from "@/lib/log";
+import { claimDueReplays } from "@/lib/replays/claim";
+import { reportReplayOutcome } from "@/lib/replays/outcome";
+import { intakeReports } from "@/lib/reviews/intake";
+
+// The console's own processes (the demo, the crash test, the benchmarks, the tests) run the
+// consumer package in-process: the same runtime a worker elsewhere runs, with a desk that calls
+// the code behind the console's API directly instead of over HTTP (ADR 0014).
+
+/** The actor a consumer writes as here: a token-like identity with the `consumer` role. */
+export function consumerActor(name: string): Actor {
+  return { kind: "token", id: `consumer:${name}`, label: `consumer:${name}`, role: "consumer" };
+}
+
+/**
+ * The desk of a consumer named `name`, in this process: intake, claims and outcomes as
+ * `POST /api/v1/reviews`, `/replays/claim` and `/replays/{id}/outcome` run them, under the
+ * actor `consumer:<name>`. A refused outcome is recorded like the API records it.
+ */
+export function inProcessDesk(name: string): ReviewDesk {
+  const actor = consumerActor(name);
+  return {
+    async report(held) {
+      const { rawMessage, ...input } = held;
+      const [result] = await intakeReports([{ input: input as Parameters<typeof intakeReports>[0][0]["input"], rawMessage }], actor);
+      if (!result) throw new Error("intake returned no record");
+      return { id: result.id, attempts: result.attempts };
+    },
+    claimReplays: (request) => claimDueReplays(request, actor),
+    async reportOutcome(replayId, report) {
+      try {
+        await reportReplayOutcome(replayId, report, actor);
+        return "recorded";
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        const path = `/api/v1/replays/${replayId}/outcome`;
+        await recordForbidden(error, {
+          actor,
+          route: "POST /api/v1/replays/[replayId]/outcome",
+          method: "POST",
+          path,
+          fetchSite: null,
+        });
+        return { refused: { code: error.code, message: error.message } };
+      }
+    },
+  };
+}
+
+type InProcess<T extends RuntimeOptions> = Omit<T, "desk" | "logger"> & Partial<Pick<T, "desk" | "logger">>;
+
+/** createConsumer with this process's desk and the console's logger. */
+export function createInProcessConsumer(options: InProcess<ConsumerOptions>) {
+  return createConsumer({ desk: inProcessDesk(options.name), logger: log, ...options });
+}
+
+/** A bare runtime with this process's desk and the console's logger. */
+export function inProcessRuntime(options: InProcess<RuntimeOptions>): ConsumerRuntime {
+  return new ConsumerRuntime({ desk: inProcessDesk(options.name), logger: log, ...options });
+}
