@@ -12,7 +12,10 @@ const { paths } = JSON.parse(readFileSync(path.join(root, "tsconfig.json"), "utf
 };
 const packageAliases = Object.entries(paths)
   .filter(([name]) => name.startsWith("@review-console/"))
-  .map(([name, [target]]) => ({ find: new RegExp(`^${name.replaceAll("/", "\\/")}$`), replacement: path.join(root, target) }));
+  .map(([name, [target]]) => ({
+    find: new RegExp(`^${name.replaceAll("/", "\\/")}$`),
+    replacement: path.join(root, target),
+  }));
 
 export default defineConfig({
   resolve: { alias: [...packageAliases, { find: "@", replacement: root }] },

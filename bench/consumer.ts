@@ -3,9 +3,15 @@ import { randomBytes } from "node:crypto";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { z } from "zod";
 import { createKindRegistry } from "@review-console/contract";
-import { createConsumer } from "@review-console/consumer";
-import { ConsumerRuntime } from "@review-console/consumer";
-import { closeConsumerPool, consumerPool } from "@review-console/consumer";
+import {
+  type ConsumerRuntime,
+  closeConsumerPool,
+  consumerPool,
+  type Handler,
+  type IncomingMessage,
+  type Transport,
+} from "@review-console/consumer";
+import { createInProcessConsumer, inProcessRuntime } from "@/lib/worker/in-process";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
 import {
   connectNats,
@@ -23,7 +29,6 @@ import {
   rabbitmqUrl,
 } from "@review-console/consumer/rabbitmq";
 import { RedisStreamsTransport } from "@review-console/consumer/redis";
-import type { Handler, IncomingMessage, Transport } from "@review-console/consumer";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 
 /*
@@ -241,7 +246,7 @@ async function throughBroker(name: TransportName, inProcess: ConsumerRuntime): P
   // Outcomes by effectKey; a round waits for all of its messages.
   const done = new Map<string, { at: number; type: string }>();
   let expecting: { keys: string[]; resolve: () => void } | null = null;
-  const consumer = createConsumer({
+  const consumer = createInProcessConsumer({
     name: `bench-${name}`,
     registry,
     handlers: { "ledger.entry": ledgerHandler("queue") },
@@ -331,7 +336,7 @@ async function main() {
     );
     // The two ways a local handler can write its effect (lib/consumer/types.ts, ConsumerTx).
     const runtime = (write: "queue" | "query") =>
-      new ConsumerRuntime({ name: `bench-${write}`, registry, handlers: { "ledger.entry": ledgerHandler(write) } });
+      inProcessRuntime({ name: `bench-${write}`, registry, handlers: { "ledger.entry": ledgerHandler(write) } });
     if (TRANSPORT) {
       await throughBroker(TRANSPORT, runtime("queue"));
       await closeConsumerPool();

@@ -5,8 +5,8 @@ import path from "node:path";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/transport-node";
 import pg from "pg";
-import { createConsumer } from "@review-console/consumer";
-import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint } from "@review-console/consumer";
+import { createInProcessConsumer } from "@/lib/worker/in-process";
+import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint, type Transport } from "@review-console/consumer";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
@@ -27,7 +27,6 @@ import {
 } from "@review-console/consumer/rabbitmq";
 import { RedisStreamsTransport } from "@review-console/consumer/redis";
 import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
-import type { Transport } from "@review-console/consumer";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { resolveTestServer } from "@/lib/db/test-server";
@@ -106,7 +105,7 @@ function seeded(seed: number): () => number {
 // The worker process.
 
 async function worker(): Promise<void> {
-  const consumer = createConsumer({
+  const consumer = createInProcessConsumer({
     name: WORKER_NAME,
     handlers: { "invoice.reminder": emailReminderHandler(process.env.CRASH_PROVIDER_URL!) },
     effectLeaseMs: LEASE_MS,

@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { createConsumer } from "@review-console/consumer";
+import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
@@ -198,7 +198,7 @@ async function main(): Promise<number> {
 
     const done = new Set<string>();
     const waited = new Set<string>();
-    const consumer = createConsumer({
+    const consumer = createInProcessConsumer({
       name: "demo-reminders",
       handlers: { "invoice.reminder": emailReminderHandler(provider.url) },
       // Short, so the slow answer (3 s) outlives it: the lease is kept alive while the call runs.

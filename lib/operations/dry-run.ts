@@ -1,8 +1,14 @@
 import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
-import { type Decision, decide, type JournalState } from "@review-console/contract";
-import { isRecord, readEnvelopeKeys } from "@review-console/contract";
-import { defaultKindRegistry, type KindRegistry } from "@review-console/contract";
+import {
+  type Decision,
+  decide,
+  type JournalState,
+  isRecord,
+  readEnvelopeKeys,
+  defaultKindRegistry,
+  type KindRegistry,
+} from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { actionRefusal } from "@/lib/reviews/action-rules";

@@ -6,7 +6,7 @@ import type { ClaimRequest } from "./schema";
 export const DEFAULT_CLAIM_LIMIT = 10;
 export const DEFAULT_LEASE_SECONDS = 60;
 
-/** One claimed replay, for consumers that run in-process (lib/consumer). */
+/** One claimed replay, as the consumer package takes it (its ClaimedReplay). */
 export interface ClaimedReplay {
   replayId: string;
   reviewId: string;
@@ -84,7 +84,11 @@ SELECT c.id::text AS "replayId", c.review_id::text AS "reviewId", c.revision_num
   LEFT JOIN review_revisions rev ON rev.review_id = c.review_id AND rev.number = c.revision_number`;
 }
 
-/** The claimed replays as JSON text: each envelope exactly as stored (same id, same effectKey). */
+/**
+ * The claimed replays as JSON text: each envelope exactly as stored (same id, same effectKey),
+ * and the record's category and message as received, which a consumer needs when the replay is
+ * held again for another reason (it reports the record's own message with the new category).
+ */
 export async function claimReplays(request: ClaimRequest, actor: Actor): Promise<string> {
   const items = (await claimDueReplays(request, actor)).map((item) =>
     stringifyWithRaw(
@@ -93,8 +97,9 @@ export async function claimReplays(request: ClaimRequest, actor: Actor): Promise
         reviewId: item.reviewId,
         revisionNumber: item.revisionNumber,
         claimExpiresAt: item.claimExpiresAt.toISOString(),
+        category: item.category,
       },
-      { envelope: item.envelopeText },
+      { envelope: item.envelopeText, message: item.messageText },
     ),
   );
   return `{"items":[${items.join(",")}]}`;

@@ -1,6 +1,5 @@
 import { z } from "zod";
-import { REVIEW_CATEGORIES } from "@review-console/contract";
-import { messageShapeProblem } from "@review-console/contract";
+import { REVIEW_CATEGORIES, messageShapeProblem } from "@review-console/contract";
 
 // Isomorphic: shared by the API handlers and, later, the console's forms. No database here.
 

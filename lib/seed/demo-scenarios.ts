@@ -1,6 +1,4 @@
-import { decide, type DecisionState } from "@review-console/contract";
-import { invoiceReminderKind } from "@review-console/contract";
-import { nextAttempt } from "@review-console/contract";
+import { decide, type DecisionState, invoiceReminderKind, nextAttempt } from "@review-console/contract";
 import type { ReportInput } from "@/lib/reviews/schema";
 
 /**

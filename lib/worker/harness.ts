@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { createConsumer, type Consumer, type ConsumerOptions } from "@review-console/consumer";
+import type { Consumer, IncomingMessage, Outcome } from "@review-console/consumer";
+import { createInProcessConsumer, type InProcessConsumerOptions } from "./in-process";
 import {
   createRedisClient,
   DEFAULT_REDIS_URL,
@@ -7,7 +8,6 @@ import {
   type RedisClient,
   type RedisStreamsOptions,
 } from "@review-console/consumer/redis";
-import type { IncomingMessage, Outcome } from "@review-console/consumer";
 
 // Shared by the consumer's integration tests (tests/integration/consumer-*.int.test.ts) and the
 // crash test: a Redis check, unique names, a worker that runs in the background, and waiting.
@@ -59,9 +59,12 @@ export interface RunningWorker {
 }
 
 /** Starts a consumer on a Redis stream in the background. */
-export function startWorker(options: ConsumerOptions, transport: Omit<RedisStreamsOptions, "url">): RunningWorker {
+export function startWorker(
+  options: InProcessConsumerOptions,
+  transport: Omit<RedisStreamsOptions, "url">,
+): RunningWorker {
   const outcomes: RunningWorker["outcomes"] = [];
-  const consumer = createConsumer({
+  const consumer = createInProcessConsumer({
     ...options,
     onOutcome: (outcome, message) => {
       outcomes.push({ outcome, message });

@@ -32,7 +32,10 @@ export function inProcessDesk(name: string): ReviewDesk {
   return {
     async report(held) {
       const { rawMessage, ...input } = held;
-      const [result] = await intakeReports([{ input: input as Parameters<typeof intakeReports>[0][0]["input"], rawMessage }], actor);
+      const [result] = await intakeReports(
+        [{ input: input as Parameters<typeof intakeReports>[0][0]["input"], rawMessage }],
+        actor,
+      );
       if (!result) throw new Error("intake returned no record");
       return { id: result.id, attempts: result.attempts };
     },
@@ -59,8 +62,11 @@ export function inProcessDesk(name: string): ReviewDesk {
 
 type InProcess<T extends RuntimeOptions> = Omit<T, "desk" | "logger"> & Partial<Pick<T, "desk" | "logger">>;
 
+/** A consumer's options here: the desk and the logger are this process's unless given. */
+export type InProcessConsumerOptions = InProcess<ConsumerOptions>;
+
 /** createConsumer with this process's desk and the console's logger. */
-export function createInProcessConsumer(options: InProcess<ConsumerOptions>) {
+export function createInProcessConsumer(options: InProcessConsumerOptions) {
   return createConsumer({ desk: inProcessDesk(options.name), logger: log, ...options });
 }
 

@@ -18,7 +18,7 @@ import {
 } from "@nats-io/jetstream";
 import { nanos, type NatsConnection } from "@nats-io/transport-node";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import type { ConsumerOptions } from "@review-console/consumer";
+import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import {
@@ -89,7 +89,7 @@ function newStream() {
 }
 
 function start(
-  options: Partial<ConsumerOptions>,
+  options: Partial<InProcessConsumerOptions>,
   transport: Omit<NatsJetStreamOptions, "durable"> & { durable?: string },
 ): RunningWorker {
   const w = startTransportWorker(

@@ -9,11 +9,10 @@ import { z } from "zod";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
 import { type ProviderRule } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { PermanentFailure, TemporaryFailure } from "@review-console/consumer";
+import { PermanentFailure, TemporaryFailure, type Handler } from "@review-console/consumer";
 import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import { publish } from "@review-console/consumer/redis";
-import type { ConsumerOptions } from "@review-console/consumer";
-import type { Handler } from "@review-console/consumer";
+import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { setupConsumerTest } from "../support/consumer";
 
 const consumerTest = await setupConsumerTest("consumer-outcomes");
@@ -45,7 +44,7 @@ const ledgerHandler: Handler = {
 };
 
 /** A worker on a stream of its own; `handlers` default to the email reminder and the ledger. */
-function worker(options: Partial<ConsumerOptions> = {}, transport: Record<string, unknown> = {}) {
+function worker(options: Partial<InProcessConsumerOptions> = {}, transport: Record<string, unknown> = {}) {
   const stream = uniqueName("rc-test-outcomes");
   const running = startWorker(
     {

@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import type { ConsumerOptions } from "@review-console/consumer";
+import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import {
@@ -88,7 +88,7 @@ async function newQueue(): Promise<string> {
   return queue;
 }
 
-function start(options: Partial<ConsumerOptions>, transport: RabbitMqOptions): RunningWorker {
+function start(options: Partial<InProcessConsumerOptions>, transport: RabbitMqOptions): RunningWorker {
   const w = startTransportWorker(
     {
       name: uniqueName("rabbitmq-worker"),

@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createKindRegistry } from "@review-console/contract";
 import { closeConsumerPool, CommitNotConfirmed, commitPipelined, consumerPool } from "@/packages/consumer/src/pipeline";
-import { ConsumerRuntime } from "@review-console/consumer";
-import type { ConsumerTx, IncomingMessage, Outcome } from "@review-console/consumer";
+import type { ConsumerRuntime, ConsumerTx, IncomingMessage, Outcome } from "@review-console/consumer";
+import { inProcessRuntime } from "@/lib/worker/in-process";
 import { uniqueName } from "@/lib/worker/harness";
 import { setupTestDatabase } from "../support/database";
 
@@ -42,7 +42,7 @@ const registry = createKindRegistry([
 let write: (tx: ConsumerTx, effectKey: string) => Promise<void> | void = () => {};
 
 function runtime(): ConsumerRuntime {
-  return new ConsumerRuntime({
+  return inProcessRuntime({
     name: uniqueName("sql-path"),
     registry,
     gapGraceMs: 0,

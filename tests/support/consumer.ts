@@ -1,10 +1,9 @@
 import { afterAll, beforeAll } from "vitest";
-import { createConsumer, type ConsumerOptions } from "@review-console/consumer";
+import { createInProcessConsumer, type InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { closeConsumerPool } from "@review-console/consumer";
+import { closeConsumerPool, type Transport } from "@review-console/consumer";
 import { connectRedis, deleteStreams, redisReachable, type RunningWorker } from "@/lib/worker/harness";
 import type { RedisClient } from "@review-console/consumer/redis";
-import type { Transport } from "@review-console/consumer";
 import { setupTestDatabase, type TestDatabase, withClient } from "./database";
 
 export interface ConsumerTestContext {
@@ -118,9 +117,9 @@ export async function setupBrokerTest(file: string, broker: BrokerUnderTest): Pr
 }
 
 /** Starts a consumer on any transport in the background. */
-export function startTransportWorker(options: ConsumerOptions, transport: Transport): RunningWorker {
+export function startTransportWorker(options: InProcessConsumerOptions, transport: Transport): RunningWorker {
   const outcomes: RunningWorker["outcomes"] = [];
-  const consumer = createConsumer({
+  const consumer = createInProcessConsumer({
     ...options,
     onOutcome: (outcome, message) => {
       outcomes.push({ outcome, message });

@@ -11,7 +11,8 @@ import { GET as getRoute } from "@/app/api/v1/operations/[operationId]/route";
 import { POST as createRoute } from "@/app/api/v1/operations/route";
 import type { Actor } from "@/lib/auth/actor";
 import type { Role } from "@/lib/auth/roles";
-import { createConsumer, type Consumer } from "@review-console/consumer";
+import type { Consumer } from "@review-console/consumer";
+import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { eventually } from "@/lib/worker/harness";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
@@ -185,7 +186,7 @@ export async function dispatchUntil<T>(
  * `providerUrl`. Not started: the test calls `replays!.runOnce()` to claim and run what is due now.
  */
 export function kindConsumer(kind: string, providerUrl: string, limit = 10): Consumer {
-  return createConsumer({
+  return createInProcessConsumer({
     name: `ops-${kind}`,
     handlers: { [kind]: emailReminderHandler(providerUrl) },
     registry: createKindRegistry([{ ...invoiceReminderKind, kind }]),

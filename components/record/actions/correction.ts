@@ -1,6 +1,4 @@
-import { isRecord } from "@review-console/contract";
-import { defaultKindRegistry, validatePayload } from "@review-console/contract";
-import type { ContractIssue } from "@review-console/contract";
+import { isRecord, defaultKindRegistry, validatePayload, type ContractIssue } from "@review-console/contract";
 import { latestEnvelope, missingEnvelopeFields, type EnvelopeField } from "../format";
 import type { ReviewDetail } from "../types";
 import type { ActionDraft } from "./draft";

@@ -1,6 +1,14 @@
-import { ENVELOPE_KEY_FIELDS, envelopeSchema, isRecord, readEnvelopeKeys } from "@review-console/contract";
-import { toIssues, type ContractIssue } from "@review-console/contract";
-import { defaultKindRegistry, type KindRegistry, validatePayload } from "@review-console/contract";
+import {
+  ENVELOPE_KEY_FIELDS,
+  envelopeSchema,
+  isRecord,
+  readEnvelopeKeys,
+  toIssues,
+  type ContractIssue,
+  defaultKindRegistry,
+  type KindRegistry,
+  validatePayload,
+} from "@review-console/contract";
 
 export type CorrectionResult =
   | { ok: true; envelope: Record<string, unknown> }

@@ -1,7 +1,11 @@
 import http from "node:http";
 import type { Envelope } from "@review-console/contract";
-import { EffectOutcomeUnknownError, PermanentFailure, TemporaryFailure } from "@review-console/consumer";
-import type { ExternalHandler } from "@review-console/consumer";
+import {
+  EffectOutcomeUnknownError,
+  PermanentFailure,
+  TemporaryFailure,
+  type ExternalHandler,
+} from "@review-console/consumer";
 
 // The handler of `invoice.reminder` used by the demo and the tests: one email per reminder,
 // sent through the fake provider's API with the envelope's effectKey as the Idempotency-Key.

@@ -18,7 +18,9 @@ export function jsonLogger(bindings: Record<string, unknown> = {}): ConsumerLogg
   const write = (level: string) => (details: object, message: string) => {
     const fields: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(details)) fields[key] = errorFields(value);
-    process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), ...bindings, ...fields, msg: message })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level, time: new Date().toISOString(), ...bindings, ...fields, msg: message })}\n`,
+    );
   };
   return {
     child: (more) => jsonLogger({ ...bindings, ...more }),

@@ -1,8 +1,16 @@
-import { decide, type Decision, type ReviewDecision } from "@review-console/contract";
-import { envelopeSchema, type Envelope } from "@review-console/contract";
-import { createKindRegistry, defaultKindRegistry, type KindDefinition, type KindRegistry } from "@review-console/contract";
-import { unknownEffectCheck } from "@review-console/contract";
-import { nextAttempt } from "@review-console/contract";
+import {
+  decide,
+  type Decision,
+  type ReviewDecision,
+  envelopeSchema,
+  type Envelope,
+  createKindRegistry,
+  defaultKindRegistry,
+  type KindDefinition,
+  type KindRegistry,
+  unknownEffectCheck,
+  nextAttempt,
+} from "@review-console/contract";
 import { crashPoint } from "./crash-hook.ts";
 import { describeError, EffectOutcomeUnknownError, PermanentFailure, TemporaryFailure } from "./errors.ts";
 import type { ReviewDesk } from "./desk.ts";

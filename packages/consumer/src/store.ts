@@ -1,6 +1,5 @@
 import type pg from "pg";
-import type { DecisionState, JournalState } from "@review-console/contract";
-import type { Envelope } from "@review-console/contract";
+import type { DecisionState, JournalState, Envelope } from "@review-console/contract";
 import {
   commitPipelined,
   consumerPool,

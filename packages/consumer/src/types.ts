@@ -1,5 +1,4 @@
-import type { Envelope } from "@review-console/contract";
-import type { ReviewCategory } from "@review-console/contract";
+import type { Envelope, ReviewCategory } from "@review-console/contract";
 
 /**
  * The transaction a local handler writes in (a node-postgres connection inside BEGIN .. COMMIT):

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Disposition, IncomingMessage } from "../types";
-import { KeyScheduler, partitionOf, textBody, type Held, type Settled } from "./key-scheduler";
+import type { Disposition, IncomingMessage } from "../types.ts";
+import { KeyScheduler, partitionOf, textBody, type Held, type Settled } from "./key-scheduler.ts";
 
 const silent = { info() {}, warn() {}, error() {} };
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
