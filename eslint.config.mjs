@@ -5,7 +5,14 @@ import nextTs from "eslint-config-next/typescript";
 export default defineConfig([
   ...nextVitals,
   ...nextTs,
-  globalIgnores([".next/**", ".data/**", "lib/generated/**", "next-env.d.ts", "e2e/screenshots/**"]),
+  globalIgnores([
+    ".next/**",
+    ".data/**",
+    "lib/generated/**",
+    "packages/*/dist/**",
+    "next-env.d.ts",
+    "e2e/screenshots/**",
+  ]),
   {
     rules: {
       // Tests read loosely typed JSON answers; production code keeps `any` out.

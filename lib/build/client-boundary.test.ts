@@ -62,6 +62,18 @@ describe("the client boundary", () => {
     expect(findBoundaryViolations(dir).map((v) => v.chain.at(-1))).toEqual(["components/b.ts", "components/c.ts"]);
   });
 
+  it("follows a workspace package to its source through tsconfig.json's paths", () => {
+    const dir = tree({
+      "tsconfig.json": JSON.stringify({ compilerOptions: { paths: { "@acme/kit": ["./packages/kit/src/index.ts"] } } }),
+      "components/a.tsx": `"use client";\nimport { pool } from "@acme/kit";\nexport const p = pool;`,
+      "packages/kit/src/index.ts": `export * from "./pool.ts";`,
+      "packages/kit/src/pool.ts": `import pg from "pg";\nexport const pool = new pg.Pool();`,
+    });
+    expect(findBoundaryViolations(dir).map((v) => v.chain)).toEqual([
+      ["components/a.tsx", "packages/kit/src/index.ts", "packages/kit/src/pool.ts"],
+    ]);
+  });
+
   it("holds for this codebase: no client component reaches server code", () => {
     const violations = findBoundaryViolations(path.resolve(import.meta.dirname, "../.."));
     expect(violations).toEqual([]);

@@ -63,9 +63,24 @@ function isServerPackage(specifier: string): boolean {
   return BUILTINS.has(bare) || SERVER_PACKAGES.some((pattern) => pattern.test(specifier));
 }
 
-function resolveLocal(root: string, from: string, specifier: string): string | null {
+/** The workspace packages of tsconfig.json's paths (`@review-console/contract` -> its source). */
+function workspacePaths(root: string): Map<string, string> {
+  const file = path.join(root, "tsconfig.json");
+  if (!existsSync(file)) return new Map();
+  const paths = (JSON.parse(readFileSync(file, "utf8")) as { compilerOptions?: { paths?: Record<string, string[]> } })
+    .compilerOptions?.paths;
+  return new Map(
+    Object.entries(paths ?? {})
+      .filter(([name, targets]) => !name.includes("*") && targets[0])
+      .map(([name, targets]) => [name, path.join(root, targets[0]!)]),
+  );
+}
+
+function resolveLocal(root: string, from: string, specifier: string, packages: Map<string, string>): string | null {
   let base: string;
-  if (specifier.startsWith("@/")) base = path.join(root, specifier.slice(2));
+  const workspace = packages.get(specifier);
+  if (workspace) base = workspace;
+  else if (specifier.startsWith("@/")) base = path.join(root, specifier.slice(2));
   else if (specifier.startsWith(".")) base = path.resolve(path.dirname(from), specifier);
   else return null;
   const candidates = [
@@ -87,7 +102,7 @@ function erasedImport(node: ts.ImportDeclaration): boolean {
   return bindings.elements.length > 0 && bindings.elements.every((element) => element.isTypeOnly);
 }
 
-function readModule(root: string, file: string): ModuleFacts {
+function readModule(root: string, file: string, packages: Map<string, string>): ModuleFacts {
   const text = readFileSync(file, "utf8");
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const imports: string[] = [];
@@ -135,7 +150,7 @@ function readModule(root: string, file: string): ModuleFacts {
   visit(source);
 
   for (const specifier of specifiers) {
-    const local = resolveLocal(root, file, specifier);
+    const local = resolveLocal(root, file, specifier, packages);
     if (local) imports.push(local);
     else if (serverReason === null && !specifier.startsWith(".") && !specifier.startsWith("@/")) {
       if (isServerPackage(specifier)) serverReason = `imports ${specifier}`;
@@ -160,10 +175,11 @@ function sourceFiles(dir: string): string[] {
  */
 export function findBoundaryViolations(root: string, dirs = ["app", "components", "lib"]): BoundaryViolation[] {
   const facts = new Map<string, ModuleFacts>();
+  const packages = workspacePaths(root);
   const factsOf = (file: string): ModuleFacts => {
     let known = facts.get(file);
     if (!known) {
-      known = readModule(root, file);
+      known = readModule(root, file, packages);
       facts.set(file, known);
     }
     return known;

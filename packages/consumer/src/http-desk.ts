@@ -66,9 +66,18 @@ export function httpDesk(options: HttpDeskOptions): ReviewDesk {
 
   return {
     async report(held: HeldReport) {
-      const { message: _parsed, rawMessage, ...rest } = held;
-      // The message goes in as the text it arrived as; the console keeps that text.
-      const body = `${JSON.stringify(rest).slice(0, -1)},"message":${rawMessage}}`;
+      // The message goes in as the text it arrived as (not `message`, its parsed form): the
+      // console keeps that text.
+      const { category, reason, requiredCheck, attempts, lastError, source, rawMessage } = held;
+      const fields = {
+        category,
+        reason,
+        requiredCheck,
+        attempts,
+        ...(lastError === undefined ? {} : { lastError }),
+        source,
+      };
+      const body = `${JSON.stringify(fields).slice(0, -1)},"message":${rawMessage}}`;
       const { text } = await post("/api/v1/reviews", body);
       const answer = JSON.parse(text) as { id: string; attempts: number };
       return { id: answer.id, attempts: answer.attempts };
