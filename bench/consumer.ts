@@ -334,7 +334,7 @@ async function main() {
     await pool.query(
       `CREATE TABLE bench_ledger (effect_key text PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`,
     );
-    // The two ways a local handler can write its effect (lib/consumer/types.ts, ConsumerTx).
+    // The two ways a local handler can write its effect (packages/consumer/src/types.ts, ConsumerTx).
     const runtime = (write: "queue" | "query") =>
       inProcessRuntime({ name: `bench-${write}`, registry, handlers: { "ledger.entry": ledgerHandler(write) } });
     if (TRANSPORT) {

@@ -1,5 +1,5 @@
 /**
- * The worker's SQL path (lib/consumer/pipeline.ts): a handler's statements travel with bind
+ * The worker's SQL path (packages/consumer/src/pipeline.ts): a handler's statements travel with bind
  * parameters, one statement per Parse, so nothing in them can reach the runtime's BEGIN,
  * bookkeeping or COMMIT, and no message is acknowledged on a commit PostgreSQL did not confirm.
  * Every case ends either applied with its writes, journal and sequence, or refused with a clear
