@@ -127,7 +127,7 @@ const settled = (stream: string) =>
     "every message acked",
   );
 
-describe("NATS JetStream transport", () => {
+describe.skipIf(!brokerTest.up)("NATS JetStream transport", () => {
   it("acks only after the commit; after its worker's connection dropped, the message comes back and its effect exists once", async () => {
     const { stream, subject } = newStream();
     const proxy = new TcpProxy(hostAndPort(natsUrl(), 4222));

@@ -114,7 +114,7 @@ const finalOutcome = (w: RunningWorker, id: string) =>
   );
 const ready = async (queue: string) => (await channel.checkQueue(queue)).messageCount;
 
-describe("RabbitMQ transport", () => {
+describe.skipIf(!brokerTest.up)("RabbitMQ transport", () => {
   it("declares a quorum queue and acks only after the commit; a connection cut mid-message brings it back, and no ack crosses to the new channel", async () => {
     const queue = uniqueName("rc-test-rabbitmq");
     cleanups.push(() => channel.deleteQueue(queue));

@@ -7,7 +7,7 @@ import type { RedisClient } from "@review-console/consumer/redis";
 import { setupTestDatabase, type TestDatabase, withClient } from "./database";
 
 export interface ConsumerTestContext {
-  /** False when Redis does not answer: the file's suites skip (`describe.skipIf(!redisUp)`). */
+  /** False when Redis does not answer on a person's machine: the file's suites skip (`describe.skipIf(!redisUp)`); on CI the file fails. */
   redisUp: boolean;
   database: { current: TestDatabase };
   sql: <T = any>(text: string, params?: unknown[]) => Promise<T[]>;
@@ -25,7 +25,13 @@ export interface ConsumerTestContext {
  */
 export async function setupConsumerTest(file: string): Promise<ConsumerTestContext> {
   const redisUp = await redisReachable();
-  if (!redisUp) console.warn(`${file}: SKIPPED, Redis is not reachable at REDIS_URL or 127.0.0.1:6379`);
+  if (!redisUp) {
+    missingBroker(file, {
+      label: "Redis",
+      url: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      start: "start one with `redis-server --daemonize yes --bind 127.0.0.1` (Debian: apt-get install redis-server)",
+    });
+  }
   const database = setupTestDatabase();
   const provider = new FakeEmailProvider();
   const workers: RunningWorker[] = [];
@@ -71,6 +77,8 @@ export interface BrokerUnderTest {
 }
 
 export interface BrokerTestContext {
+  /** False when the broker does not answer (on a person's machine): the file's suites skip. */
+  up: boolean;
   database: { current: TestDatabase };
   sql: <T = any>(text: string, params?: unknown[]) => Promise<T[]>;
   provider: FakeEmailProvider;
@@ -81,22 +89,31 @@ export interface BrokerTestContext {
 }
 
 /**
+ * A broker a test file needs does not answer. On CI (`CI` set) that fails the file, naming the
+ * broker and how to start it: CI must not pass by skipping. On a person's machine, which may run
+ * none of them, the file's suites are skipped and it says so.
+ */
+export function missingBroker(file: string, broker: Pick<BrokerUnderTest, "label" | "url" | "start">): void {
+  const problem = `${file}: ${broker.label} is not reachable at ${broker.url}: ${broker.start}`;
+  if (process.env.CI) throw new Error(`${problem} (on CI these tests fail rather than skip)`);
+  console.warn(`${problem}; SKIPPED (on CI this fails)`);
+}
+
+/**
  * What a broker's consumer test file needs: its own database, a fake email provider, workers
  * stopped afterwards. A broker that does not answer fails every test of the file, naming the
  * broker and how to start it: CI must not pass by skipping them.
  */
 export async function setupBrokerTest(file: string, broker: BrokerUnderTest): Promise<BrokerTestContext> {
-  const { label, url, start } = broker;
   const up = await broker.reachable();
+  if (!up) missingBroker(file, broker);
   const database = setupTestDatabase();
   const provider = new FakeEmailProvider();
   const workers: RunningWorker[] = [];
   const cleanups: (() => Promise<unknown>)[] = [];
 
   beforeAll(async () => {
-    if (!up)
-      throw new Error(`${file}: ${label} is not reachable at ${url}: ${start} (these tests fail rather than skip)`);
-    await provider.start();
+    if (up) await provider.start();
   });
 
   afterAll(async () => {
@@ -108,6 +125,7 @@ export async function setupBrokerTest(file: string, broker: BrokerUnderTest): Pr
   });
 
   return {
+    up,
     database,
     sql: (text, params = []) => withClient(database.current.url, async (c) => (await c.query(text, params)).rows),
     provider,
