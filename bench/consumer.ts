@@ -13,6 +13,7 @@ import {
 } from "@review-console/consumer";
 import { createInProcessConsumer, inProcessRuntime } from "@/lib/worker/in-process";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
+import { type TransportName, transportOption } from "@/lib/worker/transport-option";
 import {
   connectNats,
   NatsJetStreamTransport,
@@ -136,23 +137,11 @@ function ledgerHandler(write: "queue" | "query"): Handler {
 // ---------------------------------------------------------------------------------------------
 // Through a broker (`--transport`).
 
-const TRANSPORTS = ["redis", "rabbitmq", "nats"] as const;
-type TransportName = (typeof TRANSPORTS)[number];
 const BROKER_MESSAGES = Number(process.env.BENCH_BROKER_MESSAGES ?? 500);
 const BROKER_ROUNDS = Number(process.env.BENCH_BROKER_ROUNDS ?? 6);
 const BROKER_CONCURRENCY = Number(process.env.BENCH_BROKER_CONCURRENCY ?? 4);
 
-function transportArgument(): TransportName | null {
-  const args = process.argv.slice(2);
-  const at = args.findIndex((a) => a === "--transport" || a.startsWith("--transport="));
-  if (at < 0) return null;
-  const value = args[at]!.includes("=") ? args[at]!.split("=")[1] : args[at + 1];
-  if (!TRANSPORTS.includes(value as TransportName)) {
-    throw new Error(`--transport must be one of ${TRANSPORTS.join(", ")} (got ${value})`);
-  }
-  return value as TransportName;
-}
-const TRANSPORT = transportArgument();
+const TRANSPORT = transportOption(null);
 
 interface BenchBroker {
   label: string;

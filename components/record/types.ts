@@ -1,5 +1,5 @@
 import type { RecordOperationRef } from "@/lib/operations/types";
-import type { ReviewStatus } from "@/lib/reviews/schema";
+import type { ReviewListItem } from "@/lib/reviews/list";
 
 // The answer of GET /api/v1/reviews/{id} as the console reads it. JSON columns stay `unknown`
 // and are narrowed where they are shown: a message may be anything a producer sent.
@@ -63,21 +63,8 @@ export interface HeldRecord {
   reason: string;
 }
 
-export interface ReviewDetail {
-  id: string;
-  status: ReviewStatus;
-  category: string;
-  reason: string;
-  kind: string | null;
-  messageId: string | null;
-  effectKey: string | null;
-  sequenceKey: string | null;
-  sequence: number | null;
-  attempts: number;
-  requiredCheck: string;
-  version: number;
-  firstSeenAt: string;
-  lastSeenAt: string;
+/** The list's item (`ready` optional here: older servers omit it) and what only the detail has. */
+export interface ReviewDetail extends Omit<ReviewListItem, "ready"> {
   reportCount: number;
   lastError: string | null;
   payloadSchema: string | null;

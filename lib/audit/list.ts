@@ -3,19 +3,8 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { auditCursor } from "@/lib/http/seq-cursor";
 import { type AuditEntry, type AuditFilter, type AuditListQuery, DEFAULT_AUDIT_LIMIT } from "./schema";
 
-export interface AuditRow {
-  seq: bigint;
-  at: string;
-  actor: string;
-  actorRole: string | null;
-  action: string;
-  reviewId: string | null;
-  effectKey: string | null;
-  reason: string | null;
-  details: string | null;
-  prevHash: string;
-  hash: string;
-}
+/** An entry as AUDIT_COLUMNS read it: `seq` a bigint, `details` jsonb's text. */
+export type AuditRow = Omit<AuditEntry, "seq" | "details"> & { seq: bigint; details: string | null };
 
 /**
  * `at` is rendered by PostgreSQL with its microseconds, exactly as the hash function renders it

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
+import type { AuditRow } from "./list";
 
 export type ChainVerdict =
   { ok: true; entries: number } | { ok: false; entries: number; brokenSeq: string; problem: string };
@@ -25,22 +26,14 @@ export const PROBLEMS = {
   noHead: "the chain head is missing",
 } as const;
 
-/** One entry as stored, in the text forms the hash is computed from. */
-export interface EntryFields {
-  prevHash: string;
-  seq: string;
-  /** `extract(epoch FROM at)::text`: exact seconds with six decimals, independent of any setting. */
-  atEpoch: string;
-  actor: string;
-  actorRole: string | null;
-  action: string;
-  /** `review_id::text` (the canonical lower-case form). */
-  reviewId: string | null;
-  effectKey: string | null;
-  reason: string | null;
-  /** `details::text`: jsonb's canonical text, the very string the SQL function hashes. */
-  details: string | null;
-}
+/**
+ * One entry as stored, in the text forms the hash is computed from: the row's columns as
+ * AUDIT_COLUMNS reads them (`reviewId` is `review_id::text`, the canonical lower-case form;
+ * `details` is `details::text`, jsonb's canonical text, the very string the SQL function hashes),
+ * but `seq` as text and, for `at`, `atEpoch`: `extract(epoch FROM at)::text`, exact seconds with
+ * six decimals, independent of any setting.
+ */
+export type EntryFields = Omit<AuditRow, "seq" | "at" | "hash"> & { seq: string; atEpoch: string };
 
 /**
  * PostgreSQL's quote_nullable(): NULL becomes the word NULL; otherwise the value in single
@@ -106,9 +99,7 @@ export function entryHash(entry: EntryFields): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-interface EntryRow extends EntryFields {
-  hash: string;
-}
+type EntryRow = EntryFields & { hash: string };
 
 /** The entry's hash, or null when its time cannot be rendered (only a hand-edited `at` can be so). */
 function hashOfRow(row: EntryRow): string | null {

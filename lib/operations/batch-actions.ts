@@ -74,21 +74,46 @@ async function lockAndCheck(
   return { eligible, skipped };
 }
 
+/** A record an action wrote: its position, its log entry, and the replay it scheduled if any. */
+type WrittenRow = { position: number; replayId?: string } & BatchLogEntry;
+
+/**
+ * A batch action: locks and checks the records (lockAndCheck), has `write` act on the eligible
+ * ones in set-based statements, and answers for every item, skipped or written.
+ */
+function batchAction(
+  action: "replay" | "note",
+  write: (tx: Tx, operationId: string, eligible: BatchItem[], actor: Actor, reason: string) => Promise<WrittenRow[]>,
+) {
+  return async (
+    tx: Tx,
+    operationId: string,
+    items: BatchItem[],
+    actor: Actor,
+    reason: string,
+  ): Promise<BatchOutcome> => {
+    const { eligible, skipped } = await lockAndCheck(tx, action, items, actor);
+    if (eligible.length === 0) return { results: skipped, entries: [] };
+    const rows = await write(tx, operationId, eligible, actor, reason);
+    return {
+      results: [
+        ...skipped,
+        ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replayId ?? null })),
+      ],
+      entries: rows,
+    };
+  };
+}
+
 /**
  * Schedules a replay of each eligible record's latest revision (same id, same effectKey), as
  * the single `replay` action does: replay row (claimable now), status `replay-scheduled`, version
  * + 1, a history entry and a decision-log entry, each carrying the operation's id.
  */
-export async function replayBatch(
-  tx: Tx,
-  operationId: string,
-  items: BatchItem[],
-  actor: Actor,
-  reason: string,
-): Promise<BatchOutcome> {
-  const { eligible, skipped } = await lockAndCheck(tx, "replay", items, actor);
-  if (eligible.length === 0) return { results: skipped, entries: [] };
-  const rows = await tx.$queryRaw<({ position: number; replayId: string } & BatchLogEntry)[]>`
+export const replayBatch = batchAction(
+  "replay",
+  (tx, operationId, eligible, actor, reason) =>
+    tx.$queryRaw<WrittenRow[]>`
     WITH e AS (
        SELECT * FROM unnest(${eligible.map((i) => i.reviewId)}::uuid[], ${eligible.map((i) => i.position)}::int[])
                   AS e(review_id, position)
@@ -119,24 +144,14 @@ export async function replayBatch(
             'review.replay' AS action,
             (change || jsonb_build_object('fromStatus', status::text, 'toStatus', 'replay-scheduled',
                                           'version', version + 1, 'checkDone', true))::text AS details
-       FROM details ORDER BY position`;
-  return {
-    results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: r.replayId }))],
-    entries: rows,
-  };
-}
+       FROM details ORDER BY position`,
+);
 
 /** A note on each record, as the single `note` action writes it: history, version + 1, log entry. */
-export async function noteBatch(
-  tx: Tx,
-  operationId: string,
-  items: BatchItem[],
-  actor: Actor,
-  reason: string,
-): Promise<BatchOutcome> {
-  const { eligible, skipped } = await lockAndCheck(tx, "note", items, actor);
-  if (eligible.length === 0) return { results: skipped, entries: [] };
-  const rows = await tx.$queryRaw<({ position: number } & BatchLogEntry)[]>`
+export const noteBatch = batchAction(
+  "note",
+  (tx, operationId, eligible, actor, reason) =>
+    tx.$queryRaw<WrittenRow[]>`
     WITH e AS (
        SELECT * FROM unnest(${eligible.map((i) => i.reviewId)}::uuid[], ${eligible.map((i) => i.position)}::int[])
                   AS e(review_id, position)
@@ -152,12 +167,8 @@ export async function noteBatch(
      SELECT position, id::text AS "reviewId", effect_key AS "effectKey", 'review.note' AS action,
             jsonb_build_object('operationId', ${operationId}::text, 'fromStatus', status::text,
                                'toStatus', status::text, 'version', version, 'checkDone', true)::text AS details
-       FROM record ORDER BY position`;
-  return {
-    results: [...skipped, ...rows.map((r) => ({ position: r.position, ok: true as const, replayId: null }))],
-    entries: rows,
-  };
-}
+       FROM record ORDER BY position`,
+);
 
 /**
  * Appends a batch's entries in position order, in one statement. Call it last in the

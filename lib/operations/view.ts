@@ -14,8 +14,6 @@ import type {
   OperationItemView,
   OperationState,
   OperationView,
-  Selection,
-  Verdict,
 } from "./types";
 
 /** GET /api/v1/operations */
@@ -25,32 +23,25 @@ export const itemCursor = seqCursor("i");
 
 export const DEFAULT_OPERATION_LIMIT = 50;
 
-interface OperationRow {
+/**
+ * A row of OPERATION_COLUMNS: the view's own fields with the database's types (Date), `autoPause`
+ * and the progress counters as flat columns, and its `seq`.
+ */
+type OperationRow = Omit<
+  OperationView,
+  "createdAt" | "confirmedAt" | "finishedAt" | "runAt" | "autoPause" | "progress" | "controls"
+> & {
   seq: bigint;
-  id: string;
-  action: OperationAction;
-  state: OperationState;
-  reason: string;
-  selection: Selection;
-  total: number;
-  createdBy: string;
   createdAt: Date;
-  confirmedBy: string | null;
   confirmedAt: Date | null;
   finishedAt: Date | null;
   runAt: Date | null;
-  ratePerSecond: number;
-  canarySize: number;
-  canaryPassed: boolean;
   autoPauseThreshold: number | null;
   autoPauseMinOutcomes: number;
-  pauseReason: string | null;
-  version: number;
-  dryRun: DryRun | null;
   dispatched: number;
   outcomes: number;
   heldAgain: number;
-}
+};
 
 const OPERATION_COLUMNS = Prisma.sql`seq, id::text AS id, action::text AS action, state::text AS state, reason,
   selection, total, created_by AS "createdBy", created_at AS "createdAt", confirmed_by AS "confirmedBy",
@@ -148,26 +139,9 @@ export async function listOperations(
   };
 }
 
-interface ItemRow {
-  position: number;
-  reviewId: string;
-  state: ItemState;
-  verdict: Verdict | null;
-  verdictDetail: string | null;
-  replayId: string | null;
-  detail: string | null;
-  sequenceKey: string | null;
-  sequence: bigint | null;
-  effectKey: string | null;
-  frozenVersion: number;
-  updatedAt: Date;
-  status: string;
-  category: string;
-  reason: string;
-  kind: string | null;
-  messageId: string | null;
-  version: number;
-}
+/** A row of the items query: the item with the database's types (bigint, Date) and its record's columns flat. */
+type ItemRow = Omit<OperationItemView, "sequence" | "updatedAt" | "record"> &
+  OperationItemView["record"] & { sequence: bigint | null; updatedAt: Date };
 
 /** The operation's records in position order, with their state, verdict and record summary. */
 export async function listOperationItems(

@@ -1,24 +1,14 @@
 import type { Actor } from "@/lib/auth/actor";
 import { db } from "@/lib/db/client";
 import { stringifyWithRaw } from "@review-console/contract";
+import type { ClaimedReplay } from "@review-console/consumer";
 import type { ClaimRequest } from "./schema";
+
+/** One claimed replay: the consumer package's own type, which the console hands out. */
+export type { ClaimedReplay };
 
 export const DEFAULT_CLAIM_LIMIT = 10;
 export const DEFAULT_LEASE_SECONDS = 60;
-
-/** One claimed replay, as the consumer package takes it (its ClaimedReplay). */
-export interface ClaimedReplay {
-  replayId: string;
-  reviewId: string;
-  revisionNumber: number;
-  claimExpiresAt: Date;
-  /** The envelope to run, as JSON text exactly as stored: the latest revision, else the message. */
-  envelopeText: string;
-  /** The record's message exactly as received (never changed by a revision). */
-  messageText: string;
-  /** The record's category when it was claimed. */
-  category: string;
-}
 
 /**
  * Who holds a claim: the authenticated actor's kind and id, stable and distinct even when two

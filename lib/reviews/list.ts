@@ -34,26 +34,13 @@ export interface ReviewQueueItem extends ReviewListItem {
   lastError: string | null;
 }
 
-interface ListRow {
+/** A row as the query reads it: the item with the database's types (bigint, Date) and its `seq`. */
+type ListRow = Omit<ReviewQueueItem, "sequence" | "firstSeenAt" | "lastSeenAt"> & {
   seq: bigint;
-  id: string;
-  status: ReviewStatus;
-  category: string;
-  reason: string;
-  kind: string | null;
-  messageId: string | null;
-  effectKey: string | null;
-  sequenceKey: string | null;
   sequence: bigint | null;
-  attempts: number;
-  requiredCheck: string;
-  version: number;
   firstSeenAt: Date;
   lastSeenAt: Date;
-  errorClass: string | null;
-  lastError: string | null;
-  ready: boolean;
-}
+};
 
 export const DEFAULT_LIMIT = 50;
 /** A list shows the start of the last error (the detail has all of it): a page stays small. */

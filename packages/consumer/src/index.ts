@@ -3,14 +3,7 @@
 // broker's client.
 export { createConsumer, type Consumer, type ConsumerOptions } from "./consumer.ts";
 export { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint } from "./crash-hook.ts";
-export type {
-  ClaimedReplay,
-  ClaimRequest,
-  HeldReport,
-  OutcomeReceipt,
-  ReplayOutcomeReport,
-  ReviewDesk,
-} from "./desk.ts";
+export type * from "./desk.ts";
 export * from "./errors.ts";
 export { DeskRequestError, httpDesk, type HttpDeskOptions } from "./http-desk.ts";
 export { jsonLogger, type ConsumerLogger } from "./logger.ts";

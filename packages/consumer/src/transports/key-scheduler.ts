@@ -1,5 +1,6 @@
+import { hostname } from "node:os";
 import { readEnvelopeKeys } from "@review-console/contract";
-import type { Disposition, IncomingMessage, MessageBody, TransportLogger } from "../types.ts";
+import type { Disposition, IncomingMessage, MessageBody, TransportContext, TransportLogger } from "../types.ts";
 
 // The in-process half of a transport that has no per-key ordering of its own (RabbitMQ, NATS
 // JetStream): the messages a worker holds unacknowledged, one sequenceKey's run one at a time in
@@ -29,6 +30,55 @@ export interface KeySchedulerOptions<R> {
   /** Acts on the broker; runs once per answer, never for two messages of one key at once. */
   settle: (held: Held<R>, disposition: Disposition) => Promise<Settled>;
   logger: TransportLogger;
+}
+
+/** The options a transport built on this scheduler (RabbitMQ, NATS JetStream) takes alike. */
+export interface ScheduledTransportOptions {
+  /** sequenceKeys worked on at once; one key's messages always run one at a time, in sequence order. */
+  concurrency?: number;
+  /** This process, in review records' `source.consumer` and as the connection's name. */
+  consumerName?: string;
+  /** The transport's own logger; without one it logs with the runtime's. */
+  logger?: TransportLogger;
+}
+
+/** Those options' defaults: 4 keys at once, `<host>-<pid>`. */
+export function scheduledTransportDefaults(options: ScheduledTransportOptions): {
+  concurrency: number;
+  consumerName: string;
+} {
+  return {
+    concurrency: options.concurrency ?? 4,
+    consumerName: options.consumerName ?? `${hostname()}-${process.pid}`,
+  };
+}
+
+const silent: TransportLogger = { info() {}, warn() {}, error() {} };
+
+/** The transport's own logger, else the runtime's (once `run` has its context), else silence. */
+export function transportLogger(own: TransportLogger | undefined, context?: TransportContext): TransportLogger {
+  return own ?? context?.logger ?? silent;
+}
+
+/**
+ * Queues `entry` in its partition: in sequence order, arrival order among equals; never ahead of
+ * a head that is running (`headRunning`). A late predecessor thus overtakes its successor when
+ * that one waits for it.
+ */
+export function enqueueInSequence<E extends { partition: string; sequence: number }>(
+  partitions: Map<string, E[]>,
+  entry: E,
+  headRunning: boolean,
+): void {
+  const queue = partitions.get(entry.partition);
+  if (!queue) {
+    partitions.set(entry.partition, [entry]);
+    return;
+  }
+  const from = headRunning ? 1 : 0;
+  let at = queue.findIndex((e, i) => i >= from && e.sequence > entry.sequence);
+  if (at < 0) at = queue.length;
+  queue.splice(at, 0, entry);
 }
 
 /** The body of a message as bytes: parsed JSON with its exact text, or the text and why it is not JSON. */
@@ -73,16 +123,7 @@ export class KeyScheduler<R> {
     const barrier = this.barriers.get(entry.partition);
     // The message the barrier waits for (or an earlier one) is back: no reason to hold the key.
     if (barrier && entry.sequence <= barrier.sequence) this.barriers.delete(entry.partition);
-    const queue = this.partitions.get(entry.partition);
-    if (!queue) this.partitions.set(entry.partition, [entry]);
-    else {
-      // In sequence order, arrival order among equals; never ahead of a head that is running. A
-      // late predecessor thus overtakes its successor when that one waits for it.
-      const from = this.running.has(entry.partition) ? 1 : 0;
-      let at = queue.findIndex((e, i) => i >= from && e.sequence > entry.sequence);
-      if (at < 0) at = queue.length;
-      queue.splice(at, 0, entry);
-    }
+    enqueueInSequence(this.partitions, entry, this.running.has(entry.partition));
     this.count++;
     this.pump();
     return entry;

@@ -1,4 +1,3 @@
-import { hostname } from "node:os";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -15,12 +14,21 @@ import {
 import { connect, millis, nanos, type NatsConnection, type Subscription } from "@nats-io/transport-node";
 import type { Disposition, IncomingMessage, Transport, TransportContext, TransportLogger } from "../types.ts";
 import { sleep } from "../sleep.ts";
-import { KeyScheduler, partitionOf, textBody, type Held, type Settled } from "./key-scheduler.ts";
+import {
+  KeyScheduler,
+  partitionOf,
+  scheduledTransportDefaults,
+  textBody,
+  transportLogger,
+  type Held,
+  type ScheduledTransportOptions,
+  type Settled,
+} from "./key-scheduler.ts";
 
 export const DEFAULT_NATS_URL = "127.0.0.1:4222";
 export const natsUrl = () => process.env.NATS_URL ?? DEFAULT_NATS_URL;
 
-export interface NatsJetStreamOptions {
+export interface NatsJetStreamOptions extends ScheduledTransportOptions {
   /** Server address(es) (default NATS_URL, else 127.0.0.1:4222); ignored when `connection` is given. */
   servers?: string | string[];
   /** A connection to use (and not to close). */
@@ -41,16 +49,9 @@ export interface NatsJetStreamOptions {
   batchSize?: number;
   /** Messages held in this process (running, waiting, queued behind their key) before pulling pauses. */
   maxInMemory?: number;
-  /** sequenceKeys worked on at once; one key's messages always run one at a time, in sequence order. */
-  concurrency?: number;
   /** How long one pull request waits for messages (at least 1000 ms). */
   expiresMs?: number;
-  /** This process, in review records' `source.consumer` and as the connection's name. */
-  consumerName?: string;
-  logger?: TransportLogger;
 }
-
-const silent: TransportLogger = { info() {}, warn() {}, error() {} };
 
 /** The durable consumer is set up in a way the runtime cannot work with: reconnecting will not help. */
 export class ConsumerConfigurationError extends Error {
@@ -77,6 +78,7 @@ export class NatsJetStreamTransport implements Transport {
   private readonly concurrency: number;
   private readonly expiresMs: number;
   private readonly consumerName: string;
+  private readonly ownLogger: TransportLogger | undefined;
   private log: TransportLogger;
 
   constructor(options: NatsJetStreamOptions) {
@@ -84,10 +86,10 @@ export class NatsJetStreamTransport implements Transport {
     this.servers = options.servers ?? natsUrl();
     this.batchSize = options.batchSize ?? 20;
     this.maxInMemory = options.maxInMemory ?? 200;
-    this.concurrency = options.concurrency ?? 4;
+    ({ concurrency: this.concurrency, consumerName: this.consumerName } = scheduledTransportDefaults(options));
     this.expiresMs = Math.max(1000, options.expiresMs ?? 1000);
-    this.consumerName = options.consumerName ?? `${hostname()}-${process.pid}`;
-    this.log = options.logger ?? silent;
+    this.ownLogger = options.logger;
+    this.log = transportLogger(options.logger);
   }
 
   async run(
@@ -95,7 +97,7 @@ export class NatsJetStreamTransport implements Transport {
     signal: AbortSignal,
     context?: TransportContext,
   ): Promise<void> {
-    if (this.log === silent && context) this.log = context.logger;
+    this.log = transportLogger(this.ownLogger, context);
     const nc = this.options.connection ?? (await this.connect(signal));
     if (!nc) return;
     const { stream, durable } = this.options;

@@ -1,14 +1,22 @@
 import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import { connect, type Channel, type ChannelModel, type ConfirmChannel, type ConsumeMessage } from "amqplib";
 import type { Disposition, IncomingMessage, Transport, TransportContext, TransportLogger } from "../types.ts";
 import { sleep } from "../sleep.ts";
-import { KeyScheduler, partitionOf, textBody, type Held, type Settled } from "./key-scheduler.ts";
+import {
+  KeyScheduler,
+  partitionOf,
+  scheduledTransportDefaults,
+  textBody,
+  transportLogger,
+  type Held,
+  type ScheduledTransportOptions,
+  type Settled,
+} from "./key-scheduler.ts";
 
 export const DEFAULT_RABBITMQ_URL = "amqp://guest:guest@127.0.0.1:5672";
 export const rabbitmqUrl = () => process.env.RABBITMQ_URL ?? DEFAULT_RABBITMQ_URL;
 
-export interface RabbitMqOptions {
+export interface RabbitMqOptions extends ScheduledTransportOptions {
   /** An AMQP URL (default RABBITMQ_URL, else amqp://guest:guest@127.0.0.1:5672). */
   url?: string;
   queue: string;
@@ -18,15 +26,10 @@ export interface RabbitMqOptions {
   queueArguments?: Record<string, unknown>;
   /** Unacknowledged messages this process holds at most (basic.qos), waiting and retrying ones included. */
   prefetch?: number;
-  /** sequenceKeys worked on at once; one key's messages always run one at a time, in sequence order. */
-  concurrency?: number;
-  /** This process, in review records' `source.consumer` and as the connection's name. */
-  consumerName?: string;
   /** AMQP heartbeat: a connection silent this long (twice) is taken for dead. */
   heartbeatSeconds?: number;
   /** The longest pause between two reconnection attempts. */
   maxReconnectDelayMs?: number;
-  logger?: TransportLogger;
 }
 
 /** One connection and its channel. A delivery tag means something on its own channel only. */
@@ -49,8 +52,6 @@ interface Delivery {
 /** Broker answers that reconnecting does not change: the queue's arguments differ, access refused, no such queue. */
 const FATAL_CODES = new Set([403, 404, 406]);
 
-const silent: TransportLogger = { info() {}, warn() {}, error() {} };
-
 /**
  * RabbitMQ (AMQP 0-9-1, amqplib) on a quorum queue. Manual acknowledgement, sent only after the
  * runtime has committed the outcome, on the channel the message came from: after a connection or
@@ -71,6 +72,7 @@ export class RabbitMqTransport implements Transport {
   private readonly consumerName: string;
   private readonly heartbeatSeconds: number;
   private readonly maxReconnectDelayMs: number;
+  private readonly ownLogger: TransportLogger | undefined;
   private log: TransportLogger;
   private sessions = 0;
 
@@ -80,11 +82,11 @@ export class RabbitMqTransport implements Transport {
     this.declare = options.declare ?? true;
     this.queueArguments = { "x-queue-type": "quorum", ...(options.queueArguments ?? {}) };
     this.prefetch = options.prefetch ?? 100;
-    this.concurrency = options.concurrency ?? 4;
-    this.consumerName = options.consumerName ?? `${hostname()}-${process.pid}`;
+    ({ concurrency: this.concurrency, consumerName: this.consumerName } = scheduledTransportDefaults(options));
     this.heartbeatSeconds = options.heartbeatSeconds ?? 10;
     this.maxReconnectDelayMs = options.maxReconnectDelayMs ?? 5000;
-    this.log = options.logger ?? silent;
+    this.ownLogger = options.logger;
+    this.log = transportLogger(options.logger);
     if (this.prefetch < this.concurrency) throw new Error("prefetch must be at least concurrency");
   }
 
@@ -93,7 +95,7 @@ export class RabbitMqTransport implements Transport {
     signal: AbortSignal,
     context?: TransportContext,
   ): Promise<void> {
-    if (this.log === silent && context) this.log = context.logger;
+    this.log = transportLogger(this.ownLogger, context);
     if (context) checkDeliveryLimit(this.queueArguments["x-delivery-limit"], context.maxDeliveries);
     const scheduler = new KeyScheduler<Delivery>({
       concurrency: this.concurrency,

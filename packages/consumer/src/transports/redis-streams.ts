@@ -2,6 +2,7 @@ import { createClient } from "redis";
 import { readEnvelopeKeys } from "@review-console/contract";
 import { jsonLogger, type ConsumerLogger } from "../logger.ts";
 import type { Disposition, IncomingMessage, MessageBody, Transport } from "../types.ts";
+import { enqueueInSequence } from "./key-scheduler.ts";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -313,16 +314,7 @@ export class RedisStreamsTransport implements Transport {
       },
     };
     this.known.add(m.id);
-    const queue = this.partitions.get(entry.partition);
-    if (!queue) this.partitions.set(entry.partition, [entry]);
-    else {
-      // In sequence order, arrival order among equals; never ahead of a head that is running. A
-      // late predecessor thus overtakes its successor when that one waits for it.
-      const from = this.running.has(entry.partition) ? 1 : 0;
-      let at = queue.findIndex((e, i) => i >= from && e.sequence > entry.sequence);
-      if (at < 0) at = queue.length;
-      queue.splice(at, 0, entry);
-    }
+    enqueueInSequence(this.partitions, entry, this.running.has(entry.partition));
     this.pump();
   }
 
