@@ -12,6 +12,7 @@ import { log } from "@/lib/log";
 import { claimDueReplays } from "@/lib/replays/claim";
 import { reportReplayOutcome } from "@/lib/replays/outcome";
 import { intakeReports } from "@/lib/reviews/intake";
+import { reportSchema } from "@/lib/reviews/schema";
 
 // The console's own processes (the demo, the crash test, the benchmarks, the tests) run the
 // consumer package in-process: the same runtime a worker elsewhere runs, with a desk that calls
@@ -31,11 +32,10 @@ export function inProcessDesk(name: string): ReviewDesk {
   const actor = consumerActor(name);
   return {
     async report(held) {
-      const { rawMessage, ...input } = held;
-      const [result] = await intakeReports(
-        [{ input: input as Parameters<typeof intakeReports>[0][0]["input"], rawMessage }],
-        actor,
-      );
+      const { rawMessage, ...report } = held;
+      // The schema POST /api/v1/reviews parses the same report with: the same checks either way.
+      const input = reportSchema.parse(report);
+      const [result] = await intakeReports([{ input, rawMessage }], actor);
       if (!result) throw new Error("intake returned no record");
       return { id: result.id, attempts: result.attempts };
     },
