@@ -1,6 +1,5 @@
 import "dotenv/config";
 import { randomBytes } from "node:crypto";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { z } from "zod";
 import { createKindRegistry } from "@review-console/contract";
 import {
@@ -12,24 +11,8 @@ import {
   type Transport,
 } from "@review-console/consumer";
 import { createInProcessConsumer, inProcessRuntime } from "@/lib/worker/in-process";
-import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
+import { brokerFor } from "@/lib/worker/brokers";
 import { type TransportName, transportOption } from "@/lib/worker/transport-option";
-import {
-  connectNats,
-  NatsJetStreamTransport,
-  natsReachable,
-  natsUrl,
-  publish as publishNats,
-} from "@review-console/consumer/nats";
-import {
-  connectRabbitMq,
-  declareQueue,
-  publish as publishRabbitMq,
-  RabbitMqTransport,
-  rabbitmqReachable,
-  rabbitmqUrl,
-} from "@review-console/consumer/rabbitmq";
-import { RedisStreamsTransport } from "@review-console/consumer/redis";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 
 /*
@@ -152,78 +135,26 @@ interface BenchBroker {
 }
 
 async function openBenchBroker(name: TransportName): Promise<BenchBroker> {
+  const broker = brokerFor(name);
+  if (!(await broker.reachable())) throw new Error(`${broker.title} does not answer at ${broker.url()}`);
   const where = `rc-bench-${randomBytes(4).toString("hex")}`;
-  const inBatches = async (envelopes: unknown[], send: (batch: unknown[]) => Promise<unknown>) => {
-    for (let i = 0; i < envelopes.length; i += 100) await send(envelopes.slice(i, i + 100));
+  const session = await broker.open(where, { subject: "entries" });
+  return {
+    label: broker.describe(where, "bench"),
+    transport: broker.transport(where, {
+      group: "bench",
+      consumer: "bench-1",
+      batchSize: 100,
+      maxInMemory: 400,
+      concurrency: BROKER_CONCURRENCY,
+      redis: { blockMs: 100 },
+    }),
+    publish: (envelopes) => session.publishAll(envelopes),
+    async close() {
+      await session.remove();
+      await session.close();
+    },
   };
-  const limits = { concurrency: BROKER_CONCURRENCY };
-  switch (name) {
-    case "redis": {
-      if (!(await redisReachable())) throw new Error(`Redis does not answer at ${redisUrl()}`);
-      const redis = await connectRedis();
-      return {
-        label: `Redis Streams (${redisUrl()})`,
-        transport: new RedisStreamsTransport({
-          stream: where,
-          group: "bench",
-          consumer: "bench-1",
-          batchSize: 100,
-          maxInMemory: 400,
-          blockMs: 100,
-          ...limits,
-        }),
-        publish: (envelopes) =>
-          inBatches(envelopes, (batch) => {
-            const multi = redis.multi();
-            for (const e of batch) multi.xAdd(where, "*", { envelope: JSON.stringify(e) });
-            return multi.exec();
-          }),
-        async close() {
-          await redis.del(where);
-          await redis.quit();
-        },
-      };
-    }
-    case "rabbitmq": {
-      if (!(await rabbitmqReachable())) throw new Error(`RabbitMQ does not answer at ${rabbitmqUrl()}`);
-      const connection = await connectRabbitMq();
-      const channel = await connection.createConfirmChannel();
-      await declareQueue(channel, where);
-      return {
-        label: `RabbitMQ quorum queue (${new URL(rabbitmqUrl()).host})`,
-        transport: new RabbitMqTransport({ queue: where, prefetch: 400, ...limits }),
-        publish: (envelopes) =>
-          inBatches(envelopes, (batch) => Promise.all(batch.map((e) => publishRabbitMq(channel, where, e)))),
-        async close() {
-          await channel.deleteQueue(where);
-          await connection.close();
-        },
-      };
-    }
-    case "nats": {
-      if (!(await natsReachable())) throw new Error(`NATS with JetStream does not answer at ${natsUrl()}`);
-      const nc = await connectNats();
-      const jsm = await jetstreamManager(nc);
-      const js = jetstream(nc);
-      await jsm.streams.add({ name: where, subjects: [`${where}.>`] });
-      return {
-        label: `NATS JetStream (${natsUrl()})`,
-        transport: new NatsJetStreamTransport({
-          stream: where,
-          durable: "bench",
-          batchSize: 100,
-          maxInMemory: 400,
-          ...limits,
-        }),
-        publish: (envelopes) =>
-          inBatches(envelopes, (batch) => Promise.all(batch.map((e) => publishNats(js, `${where}.entries`, e)))),
-        async close() {
-          await jsm.streams.delete(where);
-          await nc.close();
-        },
-      };
-    }
-  }
 }
 
 /**

@@ -2,32 +2,14 @@ import "dotenv/config";
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/transport-node";
 import pg from "pg";
 import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint, type Transport } from "@review-console/consumer";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
+import { type Broker, brokerFor } from "@/lib/worker/brokers";
 import { type TransportName, transportOption } from "@/lib/worker/transport-option";
 import { runMain } from "./run-main";
-import {
-  connectNats,
-  NatsJetStreamTransport,
-  natsReachable,
-  natsUrl,
-  publish as publishNats,
-} from "@review-console/consumer/nats";
-import {
-  connectRabbitMq,
-  declareQueue,
-  publish as publishRabbitMq,
-  RabbitMqTransport,
-  rabbitmqReachable,
-  rabbitmqUrl,
-} from "@review-console/consumer/rabbitmq";
-import { RedisStreamsTransport } from "@review-console/consumer/redis";
 import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
@@ -115,38 +97,17 @@ async function worker(): Promise<void> {
 
 /** The same batch, in-memory and concurrency limits on every broker. */
 function workerTransport(): Transport {
-  const name = process.env.CRASH_CONSUMER!;
-  switch (process.env.CRASH_TRANSPORT as TransportName) {
-    case "redis":
-      return new RedisStreamsTransport({
-        stream: process.env.CRASH_STREAM!,
-        group: GROUP,
-        consumer: name,
-        claimIdleMs: LEASE_MS,
-        batchSize: 10,
-        concurrency: 4,
-        maxInMemory: 40,
-        blockMs: 200,
-      });
-    case "rabbitmq":
-      return new RabbitMqTransport({
-        queue: process.env.CRASH_STREAM!,
-        consumerName: name,
-        prefetch: 40,
-        concurrency: 4,
-        heartbeatSeconds: 5,
-        maxReconnectDelayMs: 1000,
-      });
-    case "nats":
-      return new NatsJetStreamTransport({
-        stream: process.env.CRASH_STREAM!,
-        durable: GROUP,
-        consumerName: name,
-        batchSize: 10,
-        maxInMemory: 40,
-        concurrency: 4,
-      });
-  }
+  return brokerFor(process.env.CRASH_TRANSPORT as TransportName).transport(process.env.CRASH_STREAM!, {
+    group: GROUP,
+    consumer: process.env.CRASH_CONSUMER!,
+    batchSize: 10,
+    maxInMemory: 40,
+    concurrency: 4,
+    // Entries of a dead consumer are taken over once idle a lease long.
+    redis: { claimIdleMs: LEASE_MS, blockMs: 200 },
+    // Dead connections (the proxy's cuts) noticed and replaced within seconds.
+    rabbitmq: { heartbeatSeconds: 5, maxReconnectDelayMs: 1000 },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,141 +161,25 @@ function plan(prefix: string, keys: number, random: () => number) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The brokers: what the parent does at each (set up, produce, look, clean up).
+// The broker.
 
-interface BrokerUnderTest {
-  /** The stream or queue the workers consume. */
-  name: string;
-  label: string;
-  /** Where the workers' connections go, through the proxy. */
-  target: { host: string; port: number };
-  /** The workers' environment for a proxy listening on `port`. */
-  workerEnv(port: number): Record<string, string>;
-  produce(entries: Record<string, unknown>[]): Promise<void>;
-  /** Messages still with the broker: not yet delivered, or delivered and not acknowledged (as far as it tells). */
-  left(): Promise<number>;
-  /** Fully delivered: for RabbitMQ, which does not count unacknowledged messages over AMQP, only `left() === 0`. */
-  drained(): Promise<boolean>;
-  close(): Promise<void>;
+/** How to start `broker`, in one line. */
+function howToStart(broker: Broker): string {
+  const { command, package: from, note } = broker.start;
+  const about = [from, note].filter(Boolean).join("; ");
+  return about ? `${command} (${about})` : command;
 }
 
-const HOW_TO_START: Record<TransportName, string> = {
-  redis: `redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`,
-  rabbitmq: "rabbitmq-server -detached (Debian's rabbitmq-server; guest/guest on 127.0.0.1:5672)",
-  nats: "nats-server -js -a 127.0.0.1 -p 4222 & (Debian's nats-server)",
-};
-
-async function reachable(transport: TransportName): Promise<{ ok: boolean; url: string }> {
-  switch (transport) {
-    case "redis":
-      return { ok: await redisReachable(), url: redisUrl() };
-    case "rabbitmq":
-      return { ok: await rabbitmqReachable(), url: rabbitmqUrl() };
-    case "nats":
-      return { ok: await natsReachable(), url: natsUrl() };
-  }
-}
-
-async function openBroker(transport: TransportName, name: string): Promise<BrokerUnderTest> {
-  const batches = async (
-    entries: Record<string, unknown>[],
-    send: (batch: Record<string, unknown>[]) => Promise<unknown>,
-  ) => {
-    for (let i = 0; i < entries.length; i += 100) {
-      await send(entries.slice(i, i + 100));
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  };
-  switch (transport) {
-    case "redis": {
-      const redis = await connectRedis();
-      await redis.xGroupCreate(name, GROUP, "0", { MKSTREAM: true });
-      const pending = async () => Number((await redis.xPending(name, GROUP)).pending);
-      return {
-        name,
-        label: `Redis Streams, stream ${name} on ${redisUrl()}`,
-        target: hostAndPort(redisUrl(), 6379),
-        workerEnv: (port) => ({ REDIS_URL: throughProxy(redisUrl(), port) }),
-        produce: (entries) =>
-          batches(entries, (batch) => {
-            const multi = redis.multi();
-            for (const envelope of batch) multi.xAdd(name, "*", { envelope: JSON.stringify(envelope) });
-            return multi.exec();
-          }),
-        left: pending,
-        async drained() {
-          const [groups, last] = await Promise.all([
-            redis.xInfoGroups(name),
-            redis.xRevRange(name, "+", "-", { COUNT: 1 }),
-          ]);
-          const group = (groups as unknown as Record<string, unknown>[]).find((g) => String(g.name) === GROUP);
-          const delivered =
-            group !== undefined && last?.[0] !== undefined && String(group["last-delivered-id"]) === String(last[0].id);
-          return delivered && (await pending()) === 0;
-        },
-        async close() {
-          await redis.del(name).catch(() => {});
-          await redis.quit().catch(() => {});
-        },
-      };
-    }
-    case "rabbitmq": {
-      const connection = await connectRabbitMq();
-      const channel = await connection.createConfirmChannel();
-      await declareQueue(channel, name);
-      const ready = async () => (await channel.checkQueue(name)).messageCount;
-      return {
-        name,
-        label: `RabbitMQ, quorum queue ${name} on ${rabbitmqUrl().replace(/\/\/[^@]*@/, "//")}`,
-        target: hostAndPort(rabbitmqUrl(), 5672),
-        workerEnv: (port) => ({ RABBITMQ_URL: throughProxy(rabbitmqUrl(), port) }),
-        produce: (entries) =>
-          batches(entries, (batch) => Promise.all(batch.map((envelope) => publishRabbitMq(channel, name, envelope)))),
-        // Unacknowledged messages go back to the queue when the workers stop: counted then.
-        left: ready,
-        drained: async () => (await ready()) === 0,
-        async close() {
-          await channel.deleteQueue(name).catch(() => {});
-          await connection.close().catch(() => {});
-        },
-      };
-    }
-    case "nats": {
-      const nc = await connectNats();
-      const jsm = await jetstreamManager(nc);
-      const js = jetstream(nc);
-      await jsm.streams.add({ name, subjects: [`${name}.>`] });
-      // AckWait a few leases long: a killed worker's messages come back to the others after it.
-      await jsm.consumers.add(name, {
-        durable_name: GROUP,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        ack_wait: nanos(3000),
-        max_deliver: 20,
-        max_ack_pending: 1000,
-      });
-      const left = async () => {
-        const info = await jsm.consumers.info(name, GROUP);
-        return info.num_pending + info.num_ack_pending;
-      };
-      return {
-        name,
-        label: `NATS JetStream, stream ${name} (durable ${GROUP}) on ${natsUrl()}`,
-        target: hostAndPort(natsUrl(), 4222),
-        workerEnv: (port) => ({ NATS_URL: throughProxy(natsUrl(), port) }),
-        produce: (entries) =>
-          batches(entries, (batch) =>
-            Promise.all(batch.map((envelope) => publishNats(js, `${name}.reminders`, envelope))),
-          ),
-        left,
-        drained: async () => (await left()) === 0,
-        async close() {
-          await jsm.streams.delete(name).catch(() => {});
-          await nc.close().catch(() => {});
-        },
-      };
-    }
-  }
+/**
+ * The stream or queue the workers consume, with the group declared up front: `drained` and
+ * `outstanding` look at it before the first worker is up. NATS: AckWait a few leases long, so a
+ * killed worker's messages come back to the others after it.
+ */
+function openQueue(broker: Broker, name: string) {
+  return broker.open(name, {
+    subject: "reminders",
+    group: { name: GROUP, ackWaitMs: 3000, maxDeliver: 20, maxAckPending: 1000 },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,10 +194,10 @@ interface Slot {
 async function main(): Promise<number> {
   const started = Date.now();
   const transport = transportOption("redis");
-  const broker = await reachable(transport);
-  if (!broker.ok) {
+  const broker = brokerFor(transport);
+  if (!(await broker.reachable())) {
     console.error(
-      `crash test: ${transport} is not reachable at ${broker.url}; start it (${HOW_TO_START[transport]}) and run again`,
+      `crash test: ${transport} is not reachable at ${broker.url()}; start it (${howToStart(broker)}) and run again`,
     );
     return 1;
   }
@@ -375,9 +220,11 @@ async function main(): Promise<number> {
   const db = new pg.Client({ connectionString: databaseUrl });
   await db.connect();
 
-  const queue = await openBroker(transport, `rc-crash-${randomBytes(4).toString("hex")}`);
+  const stream = `rc-crash-${randomBytes(4).toString("hex")}`;
+  const queue = await openQueue(broker, stream);
+  const label = broker.describe(stream, GROUP);
   // The workers reach the broker through this proxy; cutting it breaks every connection at once.
-  const proxy = new TcpProxy(queue.target);
+  const proxy = new TcpProxy(hostAndPort(broker.url(), broker.defaultPort));
   await proxy.start();
   const provider = new FakeEmailProvider({ random: seeded(SEED + 1) });
   await provider.start();
@@ -411,12 +258,12 @@ async function main(): Promise<number> {
     const consumer = slot.generation % 2 === 1 ? `slot${slot.index}` : `slot${slot.index}-g${slot.generation}`;
     const env: NodeJS.ProcessEnv = {
       ...process.env,
-      ...queue.workerEnv(proxy.port),
+      [broker.urlVariable]: throughProxy(broker.url(), proxy.port),
       DATABASE_URL: workerDatabaseUrl,
       DB_POOL_SIZE: "6",
       LOG_LEVEL: process.env.CRASH_LOG_LEVEL ?? "error",
       CRASH_TRANSPORT: transport,
-      CRASH_STREAM: queue.name,
+      CRASH_STREAM: stream,
       CRASH_CONSUMER: consumer,
       CRASH_PROVIDER_URL: provider.url,
     };
@@ -479,9 +326,9 @@ async function main(): Promise<number> {
     const produced: Produced = { envelopes: [...first.unique], entries: first.entries.length, keys: new Set() };
     for (const e of first.unique) produced.keys.add(String(e.sequenceKey));
     for (const slot of slots) spawnWorker(slot);
-    await queue.produce(first.entries);
+    await queue.publishAll(first.entries, { pauseMs: 20 });
     console.log(
-      `crash test (seed ${SEED}) on ${queue.label}: ${first.entries.length} entries, ${first.unique.length} messages over ${KEYS} keys; ` +
+      `crash test (seed ${SEED}) on ${label}: ${first.entries.length} entries, ${first.unique.length} messages over ${KEYS} keys; ` +
         `${WORKER_SLOTS} worker processes; provider drops ${DROP_RATE * 100}% of answers, 503s ${UNAVAILABLE_RATE * 100}%; ` +
         `${CUTS} broker connection cuts`,
     );
@@ -515,7 +362,7 @@ async function main(): Promise<number> {
         stopping = true;
         await stopWorkers();
         await new Promise((resolve) => setTimeout(resolve, 500));
-        leftAtStop = await queue.left();
+        leftAtStop = await queue.outstanding();
         if (leftAtStop === 0) {
           phase("every entry delivered and acknowledged; nothing came back when the workers stopped");
           break;
@@ -531,7 +378,7 @@ async function main(): Promise<number> {
         produced.envelopes.push(...more.unique);
         produced.entries += more.entries.length;
         for (const e of more.unique) produced.keys.add(String(e.sequenceKey));
-        await queue.produce(more.entries);
+        await queue.publishAll(more.entries, { pauseMs: 20 });
       }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
@@ -544,7 +391,7 @@ async function main(): Promise<number> {
       outcomes,
       restarts,
       started,
-      transport: queue.label,
+      transport: label,
       cuts,
       leftAtStop,
     });
@@ -557,7 +404,8 @@ async function main(): Promise<number> {
   } finally {
     await provider.stop();
     await proxy.stop();
-    await queue.close();
+    await queue.remove().catch(() => {});
+    await queue.close().catch(() => {});
     await db.end().catch(() => {});
     if (!process.env.CRASH_KEEP_DATABASE) {
       await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});

@@ -2,30 +2,12 @@ import "dotenv/config";
 import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { connectRedis, redisReachable, redisUrl } from "@/lib/worker/harness";
-import { transportOption } from "@/lib/worker/transport-option";
+import { brokerFor } from "@/lib/worker/brokers";
+import { type TransportName, transportOption } from "@/lib/worker/transport-option";
 import { reportMessage, runMain } from "./run-main";
-import {
-  connectNats,
-  ensureStream,
-  NatsJetStreamTransport,
-  natsReachable,
-  natsUrl,
-  publish as publishNats,
-} from "@review-console/consumer/nats";
-import {
-  connectRabbitMq,
-  declareQueue,
-  publish as publishRabbitMq,
-  RabbitMqTransport,
-  rabbitmqReachable,
-  rabbitmqUrl,
-} from "@review-console/consumer/rabbitmq";
-import { publish, RedisStreamsTransport } from "@review-console/consumer/redis";
 import type { IncomingMessage, Outcome, Transport } from "@review-console/consumer";
 import { closeDb, db } from "@/lib/db/client";
 import { DATA_DIR, LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
@@ -45,8 +27,13 @@ import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
 
 const exitWhenDone = process.argv.includes("--exit");
 const consoleUrl = process.env.CONSOLE_URL ?? `http://127.0.0.1:${process.env.PORT ?? "3000"}`;
-const STREAM = process.env.DEMO_STREAM ?? "review-console:demo:invoice-reminders";
 const GROUP = "reminder-workers";
+/** Where the reminders go on each broker: the same every run, and left in place at the end. */
+const WHERE: Record<TransportName, () => string> = {
+  redis: () => process.env.DEMO_STREAM ?? "review-console:demo:invoice-reminders",
+  rabbitmq: () => process.env.DEMO_QUEUE ?? "review-console.demo.invoice-reminders",
+  nats: () => process.env.DEMO_NATS_STREAM ?? "review-console-demo",
+};
 
 interface DemoBroker {
   where: string;
@@ -58,59 +45,21 @@ interface DemoBroker {
 
 /** The broker of `--transport` (Redis by default), or null after saying how to start it. */
 async function openDemoBroker(): Promise<DemoBroker | null> {
-  const name = transportOption("redis");
-  if (name === "rabbitmq") {
-    if (!(await rabbitmqReachable())) {
-      console.error(`RabbitMQ does not answer at ${rabbitmqUrl()}. Start one, e.g. (Debian's rabbitmq-server):`);
-      console.error(`  rabbitmq-server -detached`);
-      return null;
-    }
-    const queue = process.env.DEMO_QUEUE ?? "review-console.demo.invoice-reminders";
-    const connection = await connectRabbitMq();
-    const channel = await connection.createConfirmChannel();
-    await declareQueue(channel, queue);
-    return {
-      where: `RabbitMQ quorum queue ${queue} on ${new URL(rabbitmqUrl()).host}`,
-      transport: new RabbitMqTransport({ queue, consumerName: "demo-worker" }),
-      send: (envelope) => publishRabbitMq(channel, queue, envelope),
-      close: () => connection.close(),
-    };
-  }
-  if (name === "nats") {
-    if (!(await natsReachable())) {
-      console.error(`NATS with JetStream does not answer at ${natsUrl()}. Start one, e.g. (Debian's nats-server):`);
-      console.error(`  nats-server -js -a 127.0.0.1 -p 4222 &`);
-      return null;
-    }
-    const stream = process.env.DEMO_NATS_STREAM ?? "review-console-demo";
-    const nc = await connectNats();
-    const js = jetstream(nc);
-    // Before the first publish: a subject no stream takes is refused.
-    await ensureStream(await jetstreamManager(nc), stream);
-    const transport = new NatsJetStreamTransport({ stream, durable: GROUP, consumerName: "demo-worker" });
-    return {
-      where: `NATS JetStream stream ${stream} (durable ${GROUP}) on ${natsUrl()}`,
-      transport,
-      send: (envelope) => publishNats(js, `${stream}.invoice-reminders`, envelope),
-      close: () => nc.close(),
-    };
-  }
-  if (!(await redisReachable())) {
-    console.error(`Redis does not answer at ${redisUrl()}. Start one, e.g.:`);
-    console.error(`  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no`);
+  const broker = brokerFor(transportOption("redis"));
+  if (!(await broker.reachable())) {
+    const { command, package: from } = broker.start;
+    console.error(`${broker.title} does not answer at ${broker.url()}. Start one, e.g.${from ? ` (${from})` : ""}:`);
+    console.error(`  ${command}`);
     return null;
   }
-  const redis = await connectRedis();
+  const where = WHERE[broker.name]();
+  const session = await broker.open(where, { subject: "invoice-reminders" });
   return {
-    where: `Redis stream ${STREAM}, group ${GROUP}, on ${redisUrl()}`,
-    transport: new RedisStreamsTransport({
-      stream: STREAM,
-      group: GROUP,
-      consumer: "demo-worker",
-      claimIdleMs: 30_000,
-    }),
-    send: (envelope) => publish(redis, STREAM, envelope),
-    close: async () => void (await redis.quit()),
+    where: broker.describe(where, GROUP),
+    // Redis alone is told when a dead consumer's entries are taken over (XAUTOCLAIM): after 30 s.
+    transport: broker.transport(where, { group: GROUP, consumer: "demo-worker", redis: { claimIdleMs: 30_000 } }),
+    send: (envelope) => session.publish(envelope),
+    close: () => session.close(),
   };
 }
 const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
