@@ -1,6 +1,4 @@
 import "dotenv/config";
-import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
@@ -10,9 +8,9 @@ import { type TransportName, transportOption } from "@/lib/worker/transport-opti
 import { reportMessage, runMain } from "./run-main";
 import type { IncomingMessage, Outcome, Transport } from "@review-console/consumer";
 import { closeDb, db } from "@/lib/db/client";
-import { DATA_DIR, LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
+import { LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
-import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
+import { demoCredentials } from "@/lib/seed/demo-credentials";
 
 /*
  * `npm run demo`: the consumer library behind a real broker, end to end (docs/consumer.md).
@@ -62,7 +60,6 @@ async function openDemoBroker(): Promise<DemoBroker | null> {
     close: () => session.close(),
   };
 }
-const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
 
 function reminder(invoice: string, sequence: number, extra: Record<string, unknown> = {}) {
   return {
@@ -96,17 +93,6 @@ function messageLabel(message: IncomingMessage): string {
   if (!message.body.parsed) return JSON.stringify(message.body.text.slice(0, 30));
   const v = message.body.value as { id?: unknown; sequenceKey?: unknown; sequence?: unknown };
   return typeof v.id === "string" ? v.id : "(no id)";
-}
-
-async function demoCredentials(seed: boolean): Promise<DemoCredentials | null> {
-  if (seed && (await isEmpty())) {
-    // The same first-start seeding as `npm start`, so the console has its demo sign-ins.
-    const credentials = await seedDemo();
-    await writeFile(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-    return credentials;
-  }
-  if (!existsSync(credentialsFile)) return null;
-  return JSON.parse(await readFile(credentialsFile, "utf8")) as DemoCredentials;
 }
 
 async function main(): Promise<number> {

@@ -1,21 +1,15 @@
 import "dotenv/config";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { closeDb } from "@/lib/db/client";
-import {
-  DATA_DIR,
-  LOCAL_RUNTIME_ROLE,
-  localDatabase,
-  localRuntimePassword,
-  migrationDatabaseUrl,
-} from "@/lib/db/local";
+import { LOCAL_RUNTIME_ROLE, localDatabase, localRuntimePassword, migrationDatabaseUrl } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
 import { reportMessage, runMain } from "./run-main";
 import { ensureRuntimeRole, refreshRuntimeGrants, withCredentials } from "@/lib/db/roles";
-import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
+import type { DemoCredentials } from "@/lib/seed/demo";
+import { DEMO_CREDENTIALS_FILE, demoCredentials } from "@/lib/seed/demo-credentials";
 
 // `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations
 // (as MIGRATION_DATABASE_URL's owner when set), the demo set on an empty embedded database (or
@@ -24,26 +18,13 @@ import { type DemoCredentials, isEmpty, seedDemo } from "@/lib/seed/demo";
 // embedded database the role review_console_app made here (lib/db/roles.ts).
 
 const root = path.resolve(import.meta.dirname, "..");
-const credentialsFile = path.join(DATA_DIR, "demo-credentials.json");
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const port = process.env.PORT ?? "3000";
 const host = process.env.HOST ?? "127.0.0.1";
 const wantsDemo = process.argv.includes("--demo");
 
-async function demoCredentials(seedable: boolean): Promise<DemoCredentials | null> {
-  if (seedable && (await isEmpty())) {
-    const credentials = await seedDemo();
-    // With DATABASE_URL on a fresh clone nothing has made the data dir yet.
-    await mkdir(DATA_DIR, { recursive: true });
-    await writeFile(credentialsFile, JSON.stringify(credentials, null, 2), { mode: 0o600 });
-    return credentials;
-  }
-  if (!existsSync(credentialsFile)) return null;
-  return JSON.parse(await readFile(credentialsFile, "utf8")) as DemoCredentials;
-}
-
 function printCredentials(url: string, credentials: DemoCredentials): void {
-  console.log(`\nDemo sign-ins (also in ${path.relative(process.cwd(), credentialsFile)}):`);
+  console.log(`\nDemo sign-ins (also in ${path.relative(process.cwd(), DEMO_CREDENTIALS_FILE)}):`);
   for (const u of credentials.users) console.log(`  ${u.role.padEnd(8)} ${u.email.padEnd(20)} ${u.password}`);
   console.log("Demo API tokens:");
   for (const t of credentials.tokens) console.log(`  ${t.role.padEnd(8)} ${t.token}`);
