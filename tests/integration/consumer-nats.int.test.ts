@@ -7,7 +7,6 @@
  */
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import {
   AckPolicy,
   DeliverPolicy,
@@ -17,7 +16,6 @@ import {
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { nanos, type NatsConnection } from "@nats-io/transport-node";
-import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
 import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
@@ -30,8 +28,8 @@ import {
   type NatsJetStreamOptions,
 } from "@review-console/consumer/nats";
 import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
-import type { Handler } from "@review-console/consumer";
 import { recordingLogger, setupBrokerTest, startTransportWorker } from "../support/consumer";
+import { CREATE_LEDGER, gatedLedger, ledgerRegistry } from "../support/ledger";
 
 const brokerTest = await setupBrokerTest("consumer-nats", {
   label: "NATS with JetStream",
@@ -51,35 +49,8 @@ beforeAll(async () => {
   js = jetstream(nc);
   jsm = await jetstreamManager(nc);
   cleanups.push(() => nc.close());
-  await sql(`CREATE TABLE ledger (effect_key text PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`);
+  await sql(CREATE_LEDGER);
 });
-
-const ledgerKind = {
-  kind: "ledger.entry",
-  schemas: { "1": z.looseObject({ schema: z.literal("1"), account: z.string().min(1), amount: z.int() }) },
-  temporaryReasons: {},
-};
-const registry = createKindRegistry([invoiceReminderKind, ledgerKind]);
-
-/** Entries for account `gated` wait inside their transaction until the test opens the gate. */
-function gatedLedger() {
-  let open!: () => void;
-  let entered!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  const reached = new Promise<void>((resolve) => (entered = resolve));
-  const handler: Handler = {
-    effect: "local",
-    async apply({ tx, envelope, effectKey }) {
-      const { account, amount } = envelope.payload as unknown as { account: string; amount: number };
-      if (account === "gated") {
-        entered();
-        await gate;
-      }
-      tx.queue(`INSERT INTO ledger (effect_key, account, amount) VALUES ($1, $2, $3)`, [effectKey, account, amount]);
-    },
-  };
-  return { handler, open, reached };
-}
 
 /** A stream of the test's own (deleted after the file), its subject, and the durable's name. */
 function newStream() {
@@ -95,7 +66,7 @@ function start(
   const w = startTransportWorker(
     {
       name: "nats-worker",
-      registry,
+      registry: ledgerRegistry,
       handlers: { "invoice.reminder": emailReminderHandler(provider.url) },
       effectLeaseMs: 2000,
       gapGraceMs: 300,

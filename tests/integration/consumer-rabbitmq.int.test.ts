@@ -5,9 +5,7 @@
  * delay holds no other message up. RabbitMQ missing fails the file (see tests/support/consumer.ts).
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
-import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
 import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
@@ -21,8 +19,8 @@ import {
   type RabbitMqOptions,
 } from "@review-console/consumer/rabbitmq";
 import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
-import type { Handler } from "@review-console/consumer";
 import { recordingLogger, setupBrokerTest, startTransportWorker } from "../support/consumer";
+import { CREATE_LEDGER, gatedLedger, ledgerRegistry } from "../support/ledger";
 
 const brokerTest = await setupBrokerTest("consumer-rabbitmq", {
   label: "RabbitMQ",
@@ -40,35 +38,8 @@ beforeAll(async () => {
   connection = await connectRabbitMq();
   channel = await connection.createConfirmChannel();
   cleanups.push(() => connection.close());
-  await sql(`CREATE TABLE ledger (effect_key text PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`);
+  await sql(CREATE_LEDGER);
 });
-
-const ledgerKind = {
-  kind: "ledger.entry",
-  schemas: { "1": z.looseObject({ schema: z.literal("1"), account: z.string().min(1), amount: z.int() }) },
-  temporaryReasons: {},
-};
-const registry = createKindRegistry([invoiceReminderKind, ledgerKind]);
-
-/** Entries for account `gated` wait inside their transaction until the test opens the gate. */
-function gatedLedger() {
-  let open!: () => void;
-  let entered!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  const reached = new Promise<void>((resolve) => (entered = resolve));
-  const handler: Handler = {
-    effect: "local",
-    async apply({ tx, envelope, effectKey }) {
-      const { account, amount } = envelope.payload as unknown as { account: string; amount: number };
-      if (account === "gated") {
-        entered();
-        await gate;
-      }
-      tx.queue(`INSERT INTO ledger (effect_key, account, amount) VALUES ($1, $2, $3)`, [effectKey, account, amount]);
-    },
-  };
-  return { handler, open, reached };
-}
 
 function ledgerEntry(key: string, sequence: number, account = "acct") {
   return {
@@ -92,7 +63,7 @@ function start(options: Partial<InProcessConsumerOptions>, transport: RabbitMqOp
   const w = startTransportWorker(
     {
       name: uniqueName("rabbitmq-worker"),
-      registry,
+      registry: ledgerRegistry,
       handlers: { "invoice.reminder": emailReminderHandler(provider.url) },
       effectLeaseMs: 2000,
       gapGraceMs: 300,
