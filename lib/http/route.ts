@@ -4,6 +4,7 @@ import type { Permission } from "@/lib/auth/roles";
 import { log } from "@/lib/log";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";
+import { answered } from "./answered";
 import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";
 import { validationError } from "./errors";
@@ -38,6 +39,7 @@ export function apiRoute<P = Record<string, never>>(
   handler: (context: RouteContext<P>) => Promise<Response>,
 ) {
   return async (request: Request, context?: { params?: Promise<P> }): Promise<Response> => {
+    const started = performance.now();
     let actor: Actor | undefined;
     const route = routePattern(request);
     try {
@@ -46,15 +48,15 @@ export function apiRoute<P = Record<string, never>>(
       const params = ((await context?.params) ?? {}) as P;
       const id = (params as { id?: unknown }).id;
       authorize(actor, permission, typeof id === "string" && isUuid(id) ? id : undefined);
-      return await handler({ request, actor, params, route });
+      return answered(route, started, await handler({ request, actor, params, route }));
     } catch (error) {
       try {
         if (!(error instanceof Refusal)) throw error;
         if (actor) await recordForbidden(error, refusedRequest(request, actor, route));
-        return refusalResponse(error);
+        return answered(route, started, refusalResponse(error));
       } catch (failure) {
         log.error({ err: failure, method: request.method, url: request.url }, "request failed");
-        return internalErrorResponse();
+        return answered(route, started, internalErrorResponse());
       }
     }
   };

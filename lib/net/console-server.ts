@@ -25,6 +25,12 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
     void handle(req, res);
   });
+  // A client (a browser, a load balancer, Playwright's request context) may reuse an idle
+  // connection just as Node's default 5 s keep-alive closes it, and its request then dies with
+  // ECONNRESET. Idle connections are kept longer than such clients keep theirs; shutdown closes
+  // them at once anyway (scripts/serve.ts: closeIdleConnections).
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => resolve());

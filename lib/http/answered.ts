@@ -1,0 +1,15 @@
+import { observeHttpRequest } from "@/lib/metrics/http";
+import { checkDocumentedStatus } from "@/lib/openapi/documented-status";
+
+/** What every answer of apiRoute passes through: the duration histogram and the OpenAPI check. */
+export function answered(route: string, started: number, response: Response): Response {
+  const space = route.indexOf(" ");
+  observeHttpRequest({
+    route: route.slice(space + 1),
+    method: route.slice(0, space),
+    status: response.status,
+    seconds: (performance.now() - started) / 1000,
+  });
+  checkDocumentedStatus({ route, status: response.status });
+  return response;
+}
