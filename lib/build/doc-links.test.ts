@@ -17,7 +17,7 @@ function tree(files: Record<string, string>): string {
 }
 
 describe("documentation links", () => {
-  it("every relative link in README.md, docs/**/*.md and packages/*/README.md resolves, and none leaves the repository", () => {
+  it("every relative link in README.md, docs/**/*.md, examples/**/*.md and packages/*/README.md resolves, and none leaves the repository", () => {
     const problems = findDocLinkProblems(path.resolve(import.meta.dirname, "../.."));
     expect(problems.map(formatDocLinkProblem)).toEqual([]);
   });
@@ -37,6 +37,7 @@ describe("documentation links", () => {
       "packages/contract/README.md": "The [contract](../../docs/contract.md#actions-precisely).\n",
       "packages/contract/src/decide.ts": "export {};\n",
       "docs/api.md": "ok\n",
+      "examples/worker/README.md": "Run [it](worker.py) against [the api](../../docs/api.md).\n",
     });
     expect(findDocLinkProblems(dir).map(formatDocLinkProblem)).toEqual([
       "README.md:2: missing target: docs/shot.png",
@@ -46,6 +47,7 @@ describe("documentation links", () => {
       "docs/contract.md:1: missing target: glossary.md",
       "docs/decisions/0001-x.md:1: points outside the repository: /tmp/elsewhere.md",
       "docs/decisions/0001-x.md:1: points outside the repository: /tmp/elsewhere.md",
+      "examples/worker/README.md:1: missing target: worker.py",
     ]);
   });
 

@@ -1,8 +1,8 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 
-// The repository's documentation must stand alone: every relative link in README.md, docs/**/*.md
-// and packages/*/README.md resolves to a file or folder of this repository, and nothing points
+// The repository's documentation must stand alone: every relative link in README.md, docs/**/*.md,
+// examples/**/*.md and packages/*/README.md resolves to a file or folder of this repository, and nothing points
 // outside it (a sibling checkout's `../shared`, or a machine's absolute `/work/...` or `/tmp/...`).
 
 export interface DocLinkProblem {
@@ -14,7 +14,7 @@ export interface DocLinkProblem {
   problem: "missing target" | "points outside the repository";
 }
 
-/** The documentation files checked: README.md, docs/**\/*.md, packages/*\/README.md. */
+/** The documentation files checked: README.md, docs/**\/*.md, examples/**\/*.md, packages/*\/README.md. */
 export function docFiles(root: string): string[] {
   const files: string[] = [];
   if (existsSync(path.join(root, "README.md"))) files.push("README.md");
@@ -26,6 +26,7 @@ export function docFiles(root: string): string[] {
     }
   };
   if (isDirectory(path.join(root, "docs"))) walk("docs");
+  if (isDirectory(path.join(root, "examples"))) walk("examples");
   const packages = path.join(root, "packages");
   if (isDirectory(packages)) {
     for (const name of readdirSync(packages).sort()) {
