@@ -1,7 +1,7 @@
 import type { Locator, Page } from "@playwright/test";
 import { expect, invoiceReminder, redisSource, type ReportInput, test, uniqueTag } from "./records";
 
-// Every way a person resolves a review record (CONTRACT.md, "Actions, precisely"), one scenario
+// Every way a person resolves a review record (docs/contract.md, "Actions, precisely"), one scenario
 // each, in Chromium against `next start`. Each scenario reports its own records through the API,
 // under keys no other test uses, and checks the outcome both on the page and through the API.
 

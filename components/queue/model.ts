@@ -4,7 +4,7 @@ import type { ReviewGroup } from "@/lib/reviews/groups";
 import type { ReviewQueueItem } from "@/lib/reviews/list";
 import type { ReviewStats } from "@/lib/reviews/stats";
 
-// The queue's view of the API (docs API.md, GET /api/v1/reviews, /stats, /groups). Only types
+// The queue's view of the API (docs/api.md, GET /api/v1/reviews, /stats, /groups). Only types
 // come from lib/ (plus isomorphic constants of lib/reviews/schema.ts), so no server code reaches
 // the browser bundle; the lists below are checked against lib's types at compile time.
 

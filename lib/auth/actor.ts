@@ -40,7 +40,7 @@ function unauthenticated(message: string): Refusal {
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
- * CSRF rule for cookie-authenticated requests (API.md): a request that may change something is
+ * CSRF rule for cookie-authenticated requests (docs/api.md): a request that may change something is
  * refused (403 `cross-site`) when its `Origin` is present and not this site's, or when the
  * browser says `Sec-Fetch-Site: cross-site`. Browsers send `Origin` on every cross-origin POST
  * and set Sec-Fetch-Site themselves, and a page cannot forge either. Another site's page made

@@ -21,7 +21,7 @@ export interface OutcomeResult {
   recordStatus: ReviewStatus;
 }
 
-// A replay's outcome sets the record's final state (CONTRACT.md): applied or suppressed as a
+// A replay's outcome sets the record's final state (docs/contract.md): applied or suppressed as a
 // duplicate resolve it; held again (routed) or failed send it back to open, one attempt more.
 const RECORD_STATUS: Record<OutcomeRequest["outcome"], ReviewStatus> = {
   applied: "resolved",

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { can, type Role } from "@/lib/auth/roles";
 import type { ReviewStatus } from "./schema";
 
-// Isomorphic: the console offers exactly the actions the server will accept (CONTRACT.md,
+// Isomorphic: the console offers exactly the actions the server will accept (docs/contract.md,
 // "Actions, precisely"), and the server refuses the rest with the same table.
 
 export const ACTION_NAMES = [

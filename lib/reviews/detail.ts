@@ -113,7 +113,7 @@ export async function getReview(id: string) {
       startedAt: journal.startedAt.toISOString(),
       updatedAt: journal.updatedAt.toISOString(),
     },
-    // API.md names both the item's sequence number and the key's state `sequence`; the number
+    // docs/api.md names both the item's sequence number and the key's state `sequence`; the number
     // keeps the name (the item's fields stay as in the list), the state is `sequenceState`.
     // docs/decisions/0004-detail-sequence-state.md.
     sequenceState: sequence && {

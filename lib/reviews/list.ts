@@ -27,7 +27,7 @@ export interface ReviewListItem {
   ready: boolean;
 }
 
-/** A list item as the list serves it: the fields of API.md plus the last error and its class. */
+/** A list item as the list serves it: the fields of docs/api.md plus the last error and its class. */
 export interface ReviewQueueItem extends ReviewListItem {
   /** The class of `lastError` (SQL `review_error_class`), or null. */
   errorClass: string | null;

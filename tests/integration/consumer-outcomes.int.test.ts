@@ -1,5 +1,5 @@
 /**
- * Every outcome of CONTRACT.md through the consumer runtime, on the real Redis (a stream and
+ * Every outcome of docs/contract.md through the consumer runtime, on the real Redis (a stream and
  * group per test) and the real PostgreSQL (this file's own database): what is applied, what is
  * suppressed, what waits, and what becomes a review record, and that the entry is acknowledged
  * only once its outcome is committed.

@@ -7,7 +7,7 @@ import { GET as stats } from "@/app/api/v1/reviews/stats/route";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 
-// API.md: "every 4xx answer is {error: {code, message, issues?}} and changes nothing". Each test
+// docs/api.md: "every 4xx answer is {error: {code, message, issues?}} and changes nothing". Each test
 // here sends one kind of bad input and proves both halves: the answer's shape and that no
 // review table and no `review.*` decision-log entry moved.
 
@@ -90,7 +90,7 @@ async function expectNoReviewWrites<T>(send: () => Promise<T>): Promise<{ result
   return { result, newLogEntries: after.allLog - before.allLog };
 }
 
-/** The one error shape of API.md; `issues`, when present, is a list of {path, message}. */
+/** The one error shape of docs/api.md; `issues`, when present, is a list of {path, message}. */
 function expectRefusal(answer: Answer, status: number, code: string): void {
   expect(answer.status, JSON.stringify(answer.body)).toBe(status);
   expect(Object.keys(answer.body ?? {})).toEqual(["error"]);

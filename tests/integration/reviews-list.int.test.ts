@@ -7,14 +7,14 @@ import { GET as stats } from "@/app/api/v1/reviews/stats/route";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 
-// The read side of API.md: the list (filters, search, keyset pagination), the stats, one
+// The read side of docs/api.md: the list (filters, search, keyset pagination), the stats, one
 // record in detail, and health. Every test seeds its own records under a unique tag through the
 // API (statuses and timestamps the API cannot set yet are adjusted with SQL), so the tests do
 // not depend on each other or on their order.
 
 const database = setupTestDatabase();
 
-/** Exactly the fields API.md promises for a list item, no more and no fewer. */
+/** Exactly the fields docs/api.md promises for a list item, no more and no fewer. */
 const LIST_FIELDS = [
   "id",
   "status",
@@ -227,7 +227,7 @@ describe("GET /api/v1/reviews: order and pagination", () => {
     expect(second.nextCursor).toBeNull();
   });
 
-  it("each item has exactly the fields of API.md, with the values reported", async () => {
+  it("each item has exactly the fields of docs/api.md, with the values reported", async () => {
     const tag = newTag();
     const [one] = await seed(tag, [
       { category: "sequence-gap", reason: `gap-${tag}`, sequence: 11, effectKey: `invoice-${tag}:reminder` },
@@ -516,7 +516,7 @@ describe("GET /api/v1/reviews/stats", () => {
 });
 
 /**
- * API.md names two different things `sequence` in the detail: the list field (the record's
+ * docs/api.md names two different things `sequence` in the detail: the list field (the record's
  * sequence number) and the state of its sequenceKey. They cannot both sit at the top level
  * (see the test "keeps the record's own sequence number"), so the state is read from
  * `sequenceState` when the answer has one, else from `sequence` as it is served today.

@@ -6,7 +6,7 @@ import { createKindRegistry, invoiceReminderKind } from "./kinds.ts";
 const NOW = new Date("2024-05-01T12:00:00.000Z");
 const after = (ms: number) => new Date(NOW.getTime() + ms);
 
-// The worked example of CONTRACT.md.
+// The worked example of docs/contract.md.
 function workedExample(): Record<string, unknown> {
   return {
     id: "msg-order-417",
