@@ -55,7 +55,11 @@ export function guardedMetrics(metrics: ConsumerMetrics, logger: TransportLogger
     handlerDuration: (transport, kind, seconds) =>
       guard("handlerDuration", undefined, () => metrics.handlerDuration(transport, kind, seconds)),
     trackPending: (transport, source) => {
-      const stop = guard("trackPending", () => {}, () => metrics.trackPending(transport, source));
+      const stop = guard(
+        "trackPending",
+        () => {},
+        () => metrics.trackPending(transport, source),
+      );
       return () => guard("trackPending", undefined, stop);
     },
   };

@@ -32,7 +32,10 @@ describe("prometheusMetrics", () => {
     const histogram = 'review_consumer_handler_duration_seconds_count{transport="redis-streams",kind="ledger.entry"}';
     expect(sample(text, histogram)).toBe(2);
     expect(
-      sample(text, 'review_consumer_handler_duration_seconds_bucket{le="0.025",transport="redis-streams",kind="ledger.entry"}'),
+      sample(
+        text,
+        'review_consumer_handler_duration_seconds_bucket{le="0.025",transport="redis-streams",kind="ledger.entry"}',
+      ),
     ).toBe(1);
   });
 

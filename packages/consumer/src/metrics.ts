@@ -6,7 +6,14 @@ import type { ConsumerMetrics, HandledOutcome, PendingSource } from "./metrics-h
 
 export type { ConsumerMetrics, HandledOutcome, PendingSource } from "./metrics-hook.ts";
 
-const OUTCOMES: readonly HandledOutcome[] = ["applied", "duplicate-suppressed", "wait", "retry", "review", "unavailable"];
+const OUTCOMES: readonly HandledOutcome[] = [
+  "applied",
+  "duplicate-suppressed",
+  "wait",
+  "retry",
+  "review",
+  "unavailable",
+];
 
 /** Local effects take milliseconds, provider calls up to `effectTimeoutMs` (20 s by default). */
 export const HANDLER_DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30];
@@ -156,7 +163,9 @@ export async function serveMetrics(options: ServeMetricsOptions): Promise<Metric
   const server = createServer((req, res) => {
     const path = (req.url ?? "/").split("?", 1)[0];
     if (path !== "/metrics") {
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found: the metrics are at /metrics\n");
+      res
+        .writeHead(404, { "content-type": "text/plain; charset=utf-8" })
+        .end("not found: the metrics are at /metrics\n");
       return;
     }
     if (req.method !== "GET" && req.method !== "HEAD") {
