@@ -49,7 +49,7 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     runtime,
     replays,
     async run({ transport, signal }) {
-      const context = { maxDeliveries: runtime.maxDeliveries, logger: runtime.log };
+      const context = { maxDeliveries: runtime.maxDeliveries, logger: runtime.log, metrics: runtime.metrics };
       await Promise.all([transport?.run(handle, signal, context), replays?.loop(signal)]);
     },
   };

@@ -7,6 +7,13 @@ export type * from "./desk.ts";
 export * from "./errors.ts";
 export { DeskRequestError, httpDesk, type HttpDeskOptions } from "./http-desk.ts";
 export { jsonLogger, type ConsumerLogger } from "./logger.ts";
+export {
+  guardedMetrics,
+  noMetrics,
+  type ConsumerMetrics,
+  type HandledOutcome,
+  type PendingSource,
+} from "./metrics-hook.ts";
 export { ReplayWorker, type ReplayOptions } from "./replays.ts";
 export { storableMessage, type HeldOutcome } from "./review.ts";
 export { ConsumerRuntime, failureCheck, type ProcessOptions, type RuntimeOptions } from "./runtime.ts";

@@ -15,6 +15,7 @@ import { crashPoint } from "./crash-hook.ts";
 import { describeError, EffectOutcomeUnknownError, PermanentFailure, TemporaryFailure } from "./errors.ts";
 import type { ReviewDesk } from "./desk.ts";
 import { jsonLogger, type ConsumerLogger } from "./logger.ts";
+import { guardedMetrics, noMetrics, type ConsumerMetrics } from "./metrics-hook.ts";
 import { writeReview, type HeldOutcome } from "./review.ts";
 import {
   extendLease,
@@ -56,6 +57,11 @@ export interface RuntimeOptions {
   gapGraceMs?: number;
   /** Defaults to JSON lines on stderr; a pino logger fits. */
   logger?: ConsumerLogger;
+  /**
+   * Told every outcome, every handler's duration, and (through the transport) what is pending;
+   * `prometheusMetrics()` of `@review-console/consumer/metrics` is one. Counts nothing by default.
+   */
+  metrics?: ConsumerMetrics;
 }
 
 export interface ProcessOptions {
@@ -94,6 +100,8 @@ export class ConsumerRuntime {
   readonly effectTimeoutMs: number;
   readonly maxDeliveries: number;
   readonly gapGraceMs: number;
+  /** The metrics hook, guarded: a failing one is logged, never fails a message. */
+  readonly metrics: ConsumerMetrics;
   private readonly handlers: Map<string, Handler>;
 
   constructor(options: RuntimeOptions) {
@@ -117,6 +125,7 @@ export class ConsumerRuntime {
     this.maxDeliveries = options.maxDeliveries ?? 10;
     this.gapGraceMs = options.gapGraceMs ?? 2000;
     this.log = (options.logger ?? jsonLogger()).child({ component: "consumer", consumer: options.name });
+    this.metrics = guardedMetrics(options.metrics ?? noMetrics, this.log);
   }
 
   /** Kinds this worker serves (for claiming replays). */
@@ -127,8 +136,22 @@ export class ConsumerRuntime {
   /**
    * Decides and acts on one message: the outcome is committed (effect and journal, or a review
    * record) before this returns anything but `wait` or `retry`, so the caller acks only then.
+   * The metrics hook hears the outcome (or `unavailable` when this throws).
    */
   async process(message: IncomingMessage, options: ProcessOptions = {}): Promise<Outcome> {
+    const transport = message.source.transport;
+    let outcome: Outcome;
+    try {
+      outcome = await this.answer(message, options);
+    } catch (error) {
+      this.metrics.messageHandled(transport, "unavailable");
+      throw error;
+    }
+    this.metrics.messageHandled(transport, outcome.type);
+    return outcome;
+  }
+
+  private async answer(message: IncomingMessage, options: ProcessOptions): Promise<Outcome> {
     const raw = message.body.parsed ? message.body.value : message.body.text;
     // Rules 1 and 2 need no state: a message that fails them takes no lock.
     const shape = decide(
@@ -197,10 +220,13 @@ export class ConsumerRuntime {
       } else {
         crashPoint("after-decide");
         if (handler.effect === "local") {
+          const started = performance.now();
           try {
             await handler.apply({ tx: tx.handle(), envelope, effectKey: envelope.effectKey });
           } catch (error) {
             throw new HandlerError(error);
+          } finally {
+            this.handlerTook(message, envelope, started);
           }
           await tx.commitLocalApplied(envelope, this.name, attemptKey).catch((error: unknown) => {
             throw error instanceof QueuedStatementError ? new HandlerError(error.original) : error;
@@ -229,6 +255,10 @@ export class ConsumerRuntime {
       case "call":
         return this.callProvider(message, options, envelope, attemptKey, handler as ExternalHandler, step.failedBefore);
     }
+  }
+
+  private handlerTook(message: IncomingMessage, envelope: Envelope, started: number): void {
+    this.metrics.handlerDuration(message.source.transport, envelope.kind, (performance.now() - started) / 1000);
   }
 
   /** Every decision but apply-and-record, and the reasons an apply must not run now. */
@@ -320,6 +350,7 @@ export class ConsumerRuntime {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     let result: { ok: true; providerRef: string } | { ok: false; error: unknown };
+    const started = performance.now();
     try {
       const call = handler.execute({ envelope, effectKey, signal: controller.signal });
       const timeout = new Promise<never>((_, reject) => {
@@ -335,6 +366,7 @@ export class ConsumerRuntime {
     } finally {
       clearInterval(heartbeat);
       clearTimeout(timer);
+      this.handlerTook(message, envelope, started);
     }
     crashPoint("after-provider-call");
     if (result.ok) {

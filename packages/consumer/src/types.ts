@@ -1,4 +1,5 @@
 import type { Envelope, ReviewCategory } from "@review-console/contract";
+import type { ConsumerMetrics } from "./metrics-hook.ts";
 
 /**
  * The transaction a local handler writes in (a node-postgres connection inside BEGIN .. COMMIT):
@@ -110,6 +111,8 @@ export interface TransportContext {
   maxDeliveries: number;
   /** The consumer's logger, for a transport given none of its own. */
   logger: TransportLogger;
+  /** Where the transport reports what it holds and its broker's backlog (`trackPending`), guarded. */
+  metrics?: ConsumerMetrics;
 }
 
 /**

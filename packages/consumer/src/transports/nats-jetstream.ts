@@ -106,10 +106,17 @@ export class NatsJetStreamTransport implements Transport {
     let scheduler: KeyScheduler<JsMsg> | null = null;
     let keepAlive: NodeJS.Timeout | undefined;
     let advisories: Subscription | undefined;
+    let durableConsumer: Consumer | null = null;
+    const untrack = context?.metrics?.trackPending(this.name, {
+      held: () => scheduler?.size ?? 0,
+      // Messages the durable consumer has not delivered to any process yet (its num_pending).
+      backlog: async () => (durableConsumer ? (await durableConsumer.info()).num_pending : null),
+    });
     try {
       const ready = await this.prepare(nc, context?.maxDeliveries, signal);
       if (!ready) return;
       const { info, consumer } = ready;
+      durableConsumer = consumer;
       advisories = this.watchMaxDeliveries(nc);
 
       const held = new KeyScheduler<JsMsg>({
@@ -189,6 +196,7 @@ export class NatsJetStreamTransport implements Transport {
         for (const entry of scheduler.takeRest()) nakQuietly(entry.ref);
       }
       advisories?.unsubscribe();
+      untrack?.();
       if (!this.options.connection) await closeQuietly(nc);
     }
   }

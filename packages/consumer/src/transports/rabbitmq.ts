@@ -42,6 +42,8 @@ interface Session {
   open: boolean;
   /** Resolves when the channel or the connection has closed, with the error that closed it. */
   closed: Promise<Error | undefined>;
+  /** A channel of its own for reading the queue's backlog, opened at the first sample. */
+  probe?: Promise<Channel>;
 }
 
 interface Delivery {
@@ -106,6 +108,10 @@ export class RabbitMqTransport implements Transport {
     let failures = 0;
     let session: Session | null = null;
     const stopped = aborted(signal);
+    const untrack = context?.metrics?.trackPending(this.name, {
+      held: () => scheduler.size,
+      backlog: () => (session?.open ? readyMessages(session, this.queue) : Promise.resolve(null)),
+    });
     try {
       while (!signal.aborted) {
         try {
@@ -140,6 +146,7 @@ export class RabbitMqTransport implements Transport {
         session.open = false;
         await session.model.close().catch(() => {});
       }
+      untrack?.();
     }
   }
 
@@ -221,6 +228,30 @@ function settle(held: Held<Delivery>, disposition: Disposition): Promise<Settled
   if (!disposition.ack) return Promise.resolve("keep");
   session.channel.ack(raw);
   return Promise.resolve("release");
+}
+
+/**
+ * The queue's ready messages (delivered to no consumer yet), read on a channel of its own: a
+ * failing check (the queue deleted: 404) closes that channel only, never the one consuming.
+ */
+async function readyMessages(session: Session, queue: string): Promise<number> {
+  session.probe ??= openProbe(session);
+  const channel = await session.probe;
+  return (await channel.checkQueue(queue)).messageCount;
+}
+
+function openProbe(session: Session): Promise<Channel> {
+  const forget = () => {
+    if (session.probe === probe) session.probe = undefined;
+  };
+  const probe = session.model.createChannel().then((channel) => {
+    // Without an 'error' listener a channel error would end the process.
+    channel.on("error", () => {});
+    channel.on("close", forget);
+    return channel;
+  });
+  probe.catch(forget);
+  return probe;
 }
 
 /**

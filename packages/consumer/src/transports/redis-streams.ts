@@ -1,7 +1,7 @@
 import { createClient } from "redis";
 import { readEnvelopeKeys } from "@review-console/contract";
 import { jsonLogger, type ConsumerLogger } from "../logger.ts";
-import type { Disposition, IncomingMessage, MessageBody, Transport } from "../types.ts";
+import type { Disposition, IncomingMessage, MessageBody, Transport, TransportContext } from "../types.ts";
 import { enqueueInSequence } from "./key-scheduler.ts";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
@@ -115,9 +115,25 @@ export class RedisStreamsTransport implements Transport {
     });
   }
 
-  async run(handle: (message: IncomingMessage) => Promise<Disposition>, signal: AbortSignal): Promise<void> {
+  async run(
+    handle: (message: IncomingMessage) => Promise<Disposition>,
+    signal: AbortSignal,
+    context?: TransportContext,
+  ): Promise<void> {
     this.handle = handle;
     this.stopping = false;
+    const untrack = context?.metrics?.trackPending(this.name, {
+      held: () => this.known.size,
+      backlog: () => this.backlog(),
+    });
+    try {
+      await this.consume(signal);
+    } finally {
+      untrack?.();
+    }
+  }
+
+  private async consume(signal: AbortSignal): Promise<void> {
     const client = await this.connect();
     const blocking = client.duplicate();
     blocking.on("error", (err) => this.log.warn({ err }, "redis (blocking reads)"));
@@ -169,6 +185,19 @@ export class RedisStreamsTransport implements Transport {
         this.client = null;
       }
     }
+  }
+
+  /**
+   * Entries the group has not delivered to any consumer yet (XINFO GROUPS `lag`, Redis 7). Not
+   * XPENDING: entries pending with another live consumer are that consumer's to count.
+   */
+  private async backlog(): Promise<number | null> {
+    const client = this.client;
+    if (!client?.isReady) return null;
+    const groups = await client.xInfoGroups(this.options.stream);
+    const lag = groups.find((g) => String(g.name) === this.options.group)?.lag as unknown;
+    // null where Redis cannot tell (entries deleted from the middle of the stream), absent before 7.0
+    return typeof lag === "number" ? lag : null;
   }
 
   private async connect(): Promise<RedisClient> {
