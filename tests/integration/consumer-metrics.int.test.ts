@@ -32,7 +32,7 @@ import {
   publish as publishNats,
 } from "@review-console/consumer/nats";
 // The package's entry point `@review-console/consumer/metrics`, by its source path.
-import { prometheusMetrics, serveMetrics, type MetricsServer } from "../../packages/consumer/src/metrics.ts";
+import { prometheusMetrics, serveMetrics, type MetricsServer } from "@review-console/consumer/metrics";
 import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { eventually, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import { missingBroker, setupConsumerTest, startTransportWorker } from "../support/consumer";
