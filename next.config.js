@@ -21,6 +21,13 @@ function checkClientBoundary() {
 const nextConfig = {
   // The console is served by its own process; no telemetry or remote fonts are fetched.
   poweredByHeader: false,
+  // A self-contained server folder (.next/standalone) for the container image; our own server
+  // runs it (scripts/standalone-start.ts, bundled there by scripts/build-standalone.ts), not the
+  // server.js Next writes: docs/decisions/0017-deployment.md.
+  output: "standalone",
+  // This folder, not a parent that happens to hold a lockfile too: the project is then the top of
+  // .next/standalone, wherever the repository is checked out.
+  outputFileTracingRoot: import.meta.dirname,
   reactStrictMode: true,
   // The build's static files bypass proxy.ts (which gives every other answer its security
   // headers); they are scripts and styles served by type, never to be sniffed as something else.

@@ -64,7 +64,10 @@ async function main(): Promise<number> {
           : 1;
     }
     if (tiers.includes("e2e")) {
-      const build = run("production build (next build)", [bin("next/dist/bin/next"), "build"], env);
+      // As `npm run build`: next build, then the standalone output e2e/standalone.spec.ts runs.
+      const build =
+        run("production build (next build)", [bin("next/dist/bin/next"), "build"], env) ||
+        run("standalone output (scripts/build-standalone.ts)", ["--import", "tsx", "scripts/build-standalone.ts"], env);
       failed +=
         build === 0
           ? run("end to end (playwright, Debian chromium)", [bin("@playwright/test/cli.js"), "test"], env) === 0

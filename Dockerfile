@@ -1,0 +1,57 @@
+# syntax=docker/dockerfile:1
+# The console's image (docs/deploy.md, docs/decisions/0017-deployment.md):
+#   docker build -t review-console .
+# Three stages: the dependencies, the build (`npm run build`: next build, then our server bundled
+# into .next/standalone), and the runtime, which holds nothing but that standalone output.
+# Every stage uses the same base image: the native modules npm installs in the first (argon2,
+# sharp) are built for its C library and must run in the last.
+
+ARG NODE_IMAGE=node:22-bookworm-slim
+
+FROM ${NODE_IMAGE} AS deps
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1
+# The manifests first, so the layer of `npm ci` is reused until they change. Its postinstall
+# generates the Prisma client (offline, scripts/prisma-generate.mjs), hence the schema.
+COPY package.json package-lock.json ./
+COPY packages/contract/package.json packages/contract/
+COPY packages/consumer/package.json packages/consumer/
+COPY prisma.config.ts ./
+COPY prisma/schema.prisma prisma/
+COPY scripts/prisma-generate.mjs scripts/
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+ENV NEXT_TELEMETRY_DISABLED=1
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=deps /app/lib/generated ./lib/generated
+COPY . .
+RUN npm run build
+
+# The TypeScript demo worker and the command line (`review-console ...`), from the sources:
+# compose.yaml runs it as its `demo-worker`. Not the default target.
+FROM build AS tools
+USER node
+CMD ["node", "--import", "tsx", "scripts/demo.ts", "--transport", "redis"]
+
+# The default target: the console. .next/standalone holds start.mjs (migrations, then our own
+# server), Next's server files, the node_modules they use, prisma/migrations and .next/static.
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+# HOST: inside a container loopback reaches nobody; publish the port on the host's loopback
+# instead (compose.yaml: 127.0.0.1:3000).
+ENV NODE_ENV=production \
+    NEXT_TELEMETRY_DISABLED=1 \
+    HOST=0.0.0.0 \
+    PORT=3000
+COPY --from=build /app/.next/standalone ./
+# The code stays root's and read-only to the console; it writes only its data folder (the session
+# key when BETTER_AUTH_SECRET is unset: mount a volume there) and Next's cache.
+RUN mkdir -p /app/.data /app/.next/cache && chown node:node /app/.data /app/.next/cache
+USER node
+EXPOSE 3000
+# No curl in the slim image: Node asks the health route, which answers 200 once the database does.
+HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
+    CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT || 3000}/api/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+CMD ["node", "start.mjs"]
