@@ -1,32 +1,31 @@
 # syntax=docker/dockerfile:1
 # The console's image (docs/deploy.md, docs/decisions/0017-deployment.md):
 #   docker build -t review-console .
-# Three stages: the dependencies, the build (`npm run build`: next build, then our server bundled
-# into .next/standalone), and the runtime, which holds nothing but that standalone output.
-# Every stage uses the same base image: the native modules npm installs in the first (argon2,
-# sharp) are built for its C library and must run in the last.
+# Stages: the dependencies, the build (`npm run build`: next build, then our server bundled into
+# .next/standalone), `tools` (the demo worker and the command line) and the runtime, the default,
+# which holds nothing but that standalone output. Every stage uses the same base image: npm picks
+# the native modules (argon2, sharp) for the platform and C library of the stage that installs
+# them, and they must run in the last.
 
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
-ENV NEXT_TELEMETRY_DISABLED=1
-# The manifests first, so the layer of `npm ci` is reused until they change. Its postinstall
-# generates the Prisma client (offline, scripts/prisma-generate.mjs), hence the schema.
+# The manifests alone, so the layer of `npm ci` is reused until they change. No install scripts:
+# the image needs none of them (docs/deploy.md), and the npm of the base image may predate the
+# allowScripts policy in package.json, which would let @prisma/engines download its engines.
 COPY package.json package-lock.json ./
 COPY packages/contract/package.json packages/contract/
 COPY packages/consumer/package.json packages/consumer/
-COPY prisma.config.ts ./
-COPY prisma/schema.prisma prisma/
-COPY scripts/prisma-generate.mjs scripts/
-RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund
+RUN --mount=type=cache,target=/root/.npm npm ci --ignore-scripts --no-audit --no-fund
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 COPY --from=deps /app/node_modules ./node_modules
-COPY --from=deps /app/lib/generated ./lib/generated
 COPY . .
+# The Prisma client (offline: scripts/prisma-generate.mjs), which npm ci's postinstall would make.
+RUN npm run generate
 RUN npm run build
 
 # The TypeScript demo worker and the command line (`review-console ...`), from the sources:

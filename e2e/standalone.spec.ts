@@ -195,7 +195,8 @@ test("the Dockerfile's runtime stage, laid out from the build output, migrates a
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
     // The image's environment and what `docker run -e` would add; nothing of this process's.
-    const env: NodeJS.ProcessEnv = {
+    // (NODE_ENV comes from the image's ENV, where the compiler cannot see it: hence the cast.)
+    const environment: Record<string, string | undefined> = {
       PATH: process.env.PATH,
       ...image.env,
       DATABASE_URL: databaseUrl.toString(),
@@ -203,6 +204,7 @@ test("the Dockerfile's runtime stage, laid out from the build output, migrates a
       PORT: String(port),
       LOG_LEVEL: "warn",
     };
+    const env = environment as NodeJS.ProcessEnv;
     const cwd = inImage(image.workdir);
     child = spawn(image.cmd[0]!, image.cmd.slice(1), { cwd, env, uid, gid: uid, detached: true });
     child.stdout?.on("data", (d) => (output += d));
@@ -229,7 +231,10 @@ test("the Dockerfile's runtime stage, laid out from the build output, migrates a
     expect(assets.some((a) => a.endsWith(".css"), "the page links a stylesheet")).toBe(true);
     expect(assets.some((a) => a.endsWith(".js"), "the page loads a script")).toBe(true);
     for (const asset of assets) {
-      expect((await request.get(`${base}${asset}`)).status(), asset).toBe(200);
+      const answer = await request.get(`${base}${asset}`);
+      expect(answer.status(), asset).toBe(200);
+      // next.config.js's headers() reaches the standalone output through the build's config.
+      expect(answer.headers()["x-content-type-options"], asset).toBe("nosniff");
     }
 
     // A person made with the command line signs in: the password hashing (a native module) and the
