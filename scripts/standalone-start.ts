@@ -18,7 +18,7 @@ import { reportMessage, runMain } from "./run-main";
 const here = import.meta.dirname;
 
 /** The config `next build` resolved, as Next's own standalone server.js hands it over. */
-function useBuildConfig(): void {
+function passBuildConfig(): void {
   const manifest = JSON.parse(readFileSync(path.join(here, ".next", "required-server-files.json"), "utf8")) as {
     config: Record<string, unknown>;
   };
@@ -57,7 +57,7 @@ async function main(): Promise<number> {
   process.env.NEXT_TELEMETRY_DISABLED ??= "1";
   // Relative paths (the data folder of lib/auth/secret.ts among them) resolve inside the output.
   process.chdir(here);
-  useBuildConfig();
+  passBuildConfig();
   const server = await startConsoleServer({ dir: here, hostname, port });
   console.log(`Ready on http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${port}`);
 
