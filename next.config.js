@@ -21,6 +21,9 @@ function checkClientBoundary() {
 const nextConfig = {
   // The console is served by its own process; no telemetry or remote fonts are fetched.
   poweredByHeader: false,
+  // This folder, not a parent that happens to hold a lockfile too: the project is then the top of
+  // .next/standalone, wherever the repository is checked out.
+  outputFileTracingRoot: import.meta.dirname,
   reactStrictMode: true,
   // The build's static files bypass proxy.ts (which gives every other answer its security
   // headers); they are scripts and styles served by type, never to be sniffed as something else.
@@ -34,6 +37,15 @@ const nextConfig = {
 };
 
 export default function config(phase) {
-  if (phase === PHASE_PRODUCTION_BUILD) checkClientBoundary();
-  return nextConfig;
+  if (phase !== PHASE_PRODUCTION_BUILD) return nextConfig;
+  checkClientBoundary();
+  return {
+    ...nextConfig,
+    // A self-contained server folder (.next/standalone) for the container image, run by our own
+    // server (scripts/standalone-start.ts, bundled there by scripts/build-standalone.ts), not by
+    // the server.js Next writes: docs/decisions/0017-deployment.md. Only for the build: serving
+    // from the project (scripts/serve.ts) with it set, Next warns that `next start` cannot and
+    // points to that server.js.
+    output: "standalone",
+  };
 }

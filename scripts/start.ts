@@ -13,9 +13,10 @@ import { DEMO_CREDENTIALS_FILE, demoCredentials } from "@/lib/seed/demo-credenti
 
 // `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations
 // (as MIGRATION_DATABASE_URL's owner when set), the demo set on an empty embedded database (or
-// with --demo), a build if there is none, then the console (scripts/serve.ts) on 127.0.0.1
-// unless HOST says otherwise, connected as the runtime role: DATABASE_URL's user, or on the
-// embedded database the role review_console_app made here (lib/db/roles.ts).
+// with --demo), a build if there is none (next build, then scripts/build-standalone.ts, as
+// `npm run build`), then the console (scripts/serve.ts) on 127.0.0.1 unless HOST says otherwise,
+// connected as the runtime role: DATABASE_URL's user, or on the embedded database the role
+// review_console_app made here (lib/db/roles.ts).
 
 const root = path.resolve(import.meta.dirname, "..");
 const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
@@ -62,6 +63,12 @@ async function main(): Promise<number> {
     if (database.embedded || wantsDemo) {
       const credentials = await demoCredentials(true);
       if (credentials) printCredentials(url, credentials);
+      else if (wantsDemo) {
+        console.log(
+          `\n--demo: the database is not empty and ${path.relative(process.cwd(), DEMO_CREDENTIALS_FILE)} ` +
+            "does not exist, so no demo set was seeded and there are no demo sign-ins to print",
+        );
+      }
     }
     await closeDb();
 
@@ -73,6 +80,10 @@ async function main(): Promise<number> {
         env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
       });
       if (build.status !== 0) return build.status ?? 1;
+      // The same output `npm run build` makes: the standalone folder the container image runs.
+      const bundle = path.join(root, "scripts", "build-standalone.ts");
+      const standalone = spawnSync(process.execPath, ["--import", "tsx", bundle], { cwd: root, stdio: "inherit" });
+      if (standalone.status !== 0) return standalone.status ?? 1;
     }
 
     console.log(`\nReview Console on ${url} (database: ${database.embedded ? "embedded, .data/pg" : "DATABASE_URL"})`);

@@ -64,7 +64,12 @@ async function main(): Promise<number> {
           : 1;
     }
     if (tiers.includes("e2e")) {
-      const build = run("production build (next build)", [bin("next/dist/bin/next"), "build"], env);
+      // As `npm run build`: next build, then the standalone output e2e/standalone.spec.ts runs.
+      const standalone = ["--import", "tsx", path.join(root, "scripts", "build-standalone.ts")];
+      const build =
+        run("production build (next build)", [bin("next/dist/bin/next"), "build"], env) === 0
+          ? run("standalone output (scripts/build-standalone.ts)", standalone, env)
+          : 1;
       failed +=
         build === 0
           ? run("end to end (playwright, Debian chromium)", [bin("@playwright/test/cli.js"), "test"], env) === 0
