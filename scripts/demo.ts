@@ -11,6 +11,8 @@ import { closeDb, db } from "@/lib/db/client";
 import { LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
 import { demoCredentials } from "@/lib/seed/demo-credentials";
+import { prometheusMetrics, serveMetrics } from "@review-console/consumer/metrics";
+import { Registry } from "prom-client";
 
 /*
  * `npm run demo`: the consumer library behind a real broker, end to end (docs/consumer.md).
@@ -103,6 +105,7 @@ async function main(): Promise<number> {
   const provider = new FakeEmailProvider();
   const stop = new AbortController();
   const onSignal = () => stop.abort();
+  let closeMetrics = async (): Promise<void> => {};
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   try {
@@ -116,6 +119,15 @@ async function main(): Promise<number> {
       `Fake email provider: ${provider.url} (look an email up: ${provider.url}/v1/emails?idempotencyKey=<effectKey>)`,
     );
     console.log(`Broker: ${broker.where}`);
+    // The worker's own /metrics, as a team's worker would serve it (docs/consumer.md#metrics).
+    const registry = new Registry();
+    const metrics = await serveMetrics({
+      registry,
+      port: Number(process.env.DEMO_METRICS_PORT ?? 9464),
+      host: process.env.DEMO_METRICS_HOST ?? "127.0.0.1",
+    });
+    closeMetrics = () => metrics.close();
+    console.log(`Worker metrics: ${metrics.url}`);
 
     // Each run gets its own invoices, so a second run tells its own story.
     const run = Date.now().toString(36).slice(-5);
@@ -136,6 +148,7 @@ async function main(): Promise<number> {
       effectLeaseMs: 2000,
       gapGraceMs: 1000,
       replays: { pollMs: 1000 },
+      metrics: prometheusMetrics({ registry }),
       onOutcome: (outcome, message) => {
         if (outcome.type !== "wait" && outcome.type !== "retry") done.add(message.source.transportId ?? "");
         // A wait is offered again every few hundred ms: say so once per message.
@@ -216,6 +229,7 @@ async function main(): Promise<number> {
     return 0;
   } finally {
     await provider.stop();
+    await closeMetrics().catch(() => {});
     await broker.close().catch(() => {});
     await closeDb();
     await database.release();
