@@ -38,10 +38,10 @@ describe.skipIf(!available)("GET /api/metrics and promtool", () => {
     }
     await call(act, {
       token: ownerToken,
-      params: { id: ids[0] },
+      params: { id: ids[0]! },
       body: { action: "replay", expectedVersion: 1, reason: "promtool", checkDone: true },
     });
-    await call(detail, { token: ownerToken, path: `/api/v1/reviews/${ids[1]}`, params: { id: ids[1] } });
+    await call(detail, { token: ownerToken, path: `/api/v1/reviews/${ids[1]}`, params: { id: ids[1]! } });
     await call(detail, { token: ownerToken, path: "/api/v1/reviews/not-a-uuid", params: { id: "not-a-uuid" } });
     const operation = await createOperation(
       { action: "note", reason: "promtool", selection: { type: "filter", filter: { reason } } },
