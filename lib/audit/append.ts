@@ -1,5 +1,6 @@
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { db } from "@/lib/db/client";
+import { countDecisions } from "@/lib/metrics/decisions";
 
 export interface DecisionEntry {
   actor: string;
@@ -15,7 +16,9 @@ type Tx = Pick<Prisma.TransactionClient, "decisionLog">;
 
 /**
  * Appends one entry. `seq`, `at` and the hash chain are set by the database trigger. Call it as
- * the last write of a transaction: from this insert until commit, other appends wait.
+ * the last write of a transaction: from this insert until commit, other appends wait. Counted in
+ * review_console_decisions_total once committed. (Multi-row appends in SQL count their own:
+ * countDecisions.)
  */
 export async function appendDecision(tx: Tx, entry: DecisionEntry): Promise<void> {
   await tx.decisionLog.create({
@@ -30,6 +33,7 @@ export async function appendDecision(tx: Tx, entry: DecisionEntry): Promise<void
     },
     select: { seq: true },
   });
+  countDecisions(tx, entry.action);
 }
 
 /** For events that change nothing else, such as a refused authorization. */

@@ -16,6 +16,11 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   decision_log_head: ["SELECT"],
   decision_log_checkpoints: ["SELECT", "INSERT"],
   _review_console_migrations: ["SELECT"],
+  // The metrics' counts: written only by their triggers (SECURITY DEFINER, migration
+  // 20261201030000_metric_counts), so intake and actions need no grant on them; the scrape reads.
+  review_record_counts: ["SELECT"],
+  replay_counts: ["SELECT"],
+  operation_pending_counts: ["SELECT"],
 };
 const DEFAULT_TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE"];
 /** What the append-only tables must not allow, whatever PUBLIC or anyone else granted. */

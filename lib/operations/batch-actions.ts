@@ -1,4 +1,5 @@
 import type { Actor } from "@/lib/auth/actor";
+import { countDecisions } from "@/lib/metrics/decisions";
 import { actionRefusal } from "@/lib/reviews/action-rules";
 import type { Tx } from "@/lib/reviews/actions/perform-action";
 import type { ReviewStatus } from "@/lib/reviews/schema";
@@ -183,4 +184,7 @@ export async function appendBatchEntries(tx: Tx, entries: BatchLogEntry[], actor
                   ${entries.map((e) => e.effectKey)}::text[], ${entries.map((e) => e.details)}::text[])
            WITH ORDINALITY AS e(action, review_id, effect_key, details, n)
      ORDER BY e.n`;
+  const byAction = new Map<string, number>();
+  for (const e of entries) byAction.set(e.action, (byAction.get(e.action) ?? 0) + 1);
+  for (const [action, n] of byAction) countDecisions(tx, action, n);
 }

@@ -4,6 +4,7 @@ import { can } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
+import { countDecisions } from "@/lib/metrics/decisions";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission } from "./create";
 import { computeDryRun, saveDryRun } from "./dry-run";
@@ -225,7 +226,7 @@ export async function abortOperation(id: string, reason: string, actor: Actor): 
         details: { operationId: id, fromState: op.state, withdrawn: withdrawn.length },
       });
       // One entry per withdrawn replay: each record changed (back to open).
-      await tx.$executeRaw`
+      const withdrawnEntries = await tx.$executeRaw`
         INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
         SELECT ${actor.label}, ${actor.role}, 'review.replay-withdrawn', rr.id, rr.effect_key, ${reason},
                jsonb_build_object('operationId', ${id}::text, 'replayId', w.replay_id, 'toStatus', 'open',
@@ -233,6 +234,7 @@ export async function abortOperation(id: string, reason: string, actor: Actor): 
           FROM unnest(${withdrawn.map((w) => w.reviewId)}::uuid[], ${withdrawn.map((w) => w.replayId)}::text[])
                AS w(review_id, replay_id)
           JOIN review_records rr ON rr.id = w.review_id`;
+      countDecisions(tx, "review.replay-withdrawn", withdrawnEntries);
     },
     { timeout: 120_000 },
   );

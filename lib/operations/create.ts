@@ -4,6 +4,7 @@ import { can } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { forbidden, Refusal, unprocessable } from "@/lib/domain/refusal";
+import { countDecisions } from "@/lib/metrics/decisions";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { reviewFilterSql } from "@/lib/reviews/filter-sql";
 import {
@@ -143,12 +144,13 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
         },
       });
       // One entry per frozen record, in one statement (the chain's trigger hashes each in order).
-      await tx.$executeRaw`
+      const selected = await tx.$executeRaw`
         INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
         SELECT ${actor.label}, ${actor.role}, 'operation.record-selected', i.review_id, i.effect_key, ${request.reason},
                jsonb_build_object('operationId', ${op.id}::text, 'action', ${request.action}::text,
                                   'position', i.position, 'version', i.frozen_version)
           FROM bulk_operation_items i WHERE i.operation_id = ${op.id}::uuid ORDER BY i.position`;
+      countDecisions(tx, "operation.record-selected", selected);
       return op.id;
     },
     { timeout: 120_000 },

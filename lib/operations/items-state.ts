@@ -8,6 +8,12 @@ type Tx = Prisma.TransactionClient;
 export const OPERATIONS_ACTOR = "system:operations";
 
 /**
+ * How an auto-pause's `pause_reason` starts: what tells it from a person's pause ("paused by ...")
+ * and a lost authority ("paused: ..."), e.g. for the metric review_console_operations_auto_paused.
+ */
+export const AUTO_PAUSE_REASON_PREFIX = "auto-pause: ";
+
+/**
  * Ends the items whose replays just ended outside a replay's outcome (an owner cancelled the
  * record). Only items still waiting on their replay change; the rest keep their final state. An
  * operation left with nothing to wait for completes: returns its log entries, to append after
@@ -96,7 +102,7 @@ export async function recordOperationOutcome(
     share > op.autoPauseThreshold
   ) {
     const why =
-      `auto-pause: ${op.heldAgain} of ${op.outcomes} replays ended held again since the last start ` +
+      `${AUTO_PAUSE_REASON_PREFIX}${op.heldAgain} of ${op.outcomes} replays ended held again since the last start ` +
       `(${(share * 100).toFixed(1)}% > ${(op.autoPauseThreshold * 100).toFixed(1)}%)`;
     await tx.$executeRaw`
       UPDATE bulk_operations SET state = 'paused', pause_reason = ${why}, version = version + 1, updated_at = now()

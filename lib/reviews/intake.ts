@@ -3,6 +3,7 @@ import { readEnvelopeKeys } from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
+import { countDecisions } from "@/lib/metrics/decisions";
 import type { ReportInput, ReviewStatus } from "./schema";
 
 export interface IntakeResult {
@@ -127,6 +128,10 @@ WITH input AS (
     FROM up JOIN input i USING (message_key) ORDER BY i.ord
 )
 SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created FROM up JOIN input i USING (message_key)`;
+  // One log entry per row, as the `logged` CTE wrote them.
+  const created = rows.filter((row) => row.created).length;
+  countDecisions(tx, "review.reported", created);
+  countDecisions(tx, "review.reported-again", rows.length - created);
   return new Map(rows.map((row) => [row.ord, row]));
 }
 

@@ -6,6 +6,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GET as metrics } from "@/app/api/metrics/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { closeDb } from "@/lib/db/client";
@@ -118,6 +119,15 @@ describe("review-console db roles", () => {
       const read = await call(detail, { token: owner, params: { id: created.body.id } });
       expect(read.status, JSON.stringify(read.body)).toBe(200);
       expect(read.body.messageId).toBe(message.id);
+      // The metrics' counts: kept by their triggers as this role wrote, read by the scrape.
+      const scrape = await metrics(
+        new Request("http://localhost/api/metrics", { headers: { authorization: `Bearer ${owner}` } }),
+        { params: Promise.resolve({}) },
+      );
+      expect(scrape.status).toBe(200);
+      expect(await scrape.text()).toContain(
+        'review_console_open_records{category="manual-review",reason="retry-limit"} 1',
+      );
     } finally {
       await closeDb();
       process.env.DATABASE_URL = database.current.url;
@@ -159,6 +169,18 @@ describe("review-console db roles", () => {
       // TRUNCATE is granted nowhere, not even on tables the role may delete from.
       expect(await failure(runtime, `TRUNCATE review_records CASCADE`)).toBe(denied);
       expect(await failure(runtime, `ALTER TABLE review_records DISABLE TRIGGER ALL`)).toBe(denied);
+      // The counts are written by their triggers only; the role may fold them (the function's own
+      // rights), not write one.
+      expect(
+        await failure(
+          runtime,
+          `INSERT INTO review_record_counts (status, category, reason, n)
+                                      VALUES ('open', 'manual-review', 'forged', 1000)`,
+        ),
+      ).toBe(denied);
+      expect(await failure(runtime, `UPDATE replay_counts SET n = 0`)).toBe(denied);
+      expect(await failure(runtime, `DELETE FROM operation_pending_counts`)).toBe(denied);
+      expect(await failure(runtime, `SELECT metric_counts_compact()`)).toBeNull();
     } finally {
       await runtime.query("ROLLBACK");
     }

@@ -1,8 +1,8 @@
 import { apiRoute } from "@/lib/http/route";
-import { createMetricsRegistry } from "@/lib/metrics/registry";
+import { scrapeMetrics } from "@/lib/metrics/registry";
 
-/** Prometheus text for any valid token (API.md, "Operations"). */
+/** Prometheus text for any valid token (docs/api.md, "Operations"; docs/decisions/0016-metrics.md). */
 export const GET = apiRoute("metrics.read", async () => {
-  const registry = createMetricsRegistry();
-  return new Response(await registry.metrics(), { headers: { "content-type": registry.contentType } });
+  const { text, contentType } = await scrapeMetrics();
+  return new Response(text, { headers: { "content-type": contentType } });
 });
