@@ -4,6 +4,7 @@ import type { ApiReferenceReact } from "@scalar/api-reference-react";
 import "@scalar/api-reference-react/style.css";
 import { type ComponentProps, useEffect, useState } from "react";
 import { useCspNonce } from "@/components/csp-nonce";
+import styles from "./api-reference.module.css";
 import { nonceNewStyles } from "./nonce-new-styles";
 
 type Configuration = ComponentProps<typeof ApiReferenceReact>["configuration"];
@@ -55,5 +56,9 @@ export function ApiReference({ documentUrl }: { documentUrl: string }) {
 
   if (failed) return <p role="alert">The API reference could not be loaded. The document is at {documentUrl}.</p>;
   if (!Reference) return <p aria-busy="true">Loading the API reference…</p>;
-  return <Reference configuration={referenceConfiguration(documentUrl)} />;
+  return (
+    <div className={styles.reference}>
+      <Reference configuration={referenceConfiguration(documentUrl)} />
+    </div>
+  );
 }
