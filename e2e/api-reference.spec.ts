@@ -52,9 +52,10 @@ test("the API reference renders the OpenAPI document offline, under the page's C
 
   // Reached from the console's navigation.
   await page.goto("/audit");
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API" }).click();
+  const nav = page.getByRole("navigation", { name: "Main" });
+  await nav.getByRole("link", { name: "API", exact: true }).click();
   await expect(page).toHaveURL(/\/api-reference$/);
-  await expect(page.getByRole("link", { name: "API" })).toHaveAttribute("aria-current", "page");
+  await expect(nav.getByRole("link", { name: "API", exact: true })).toHaveAttribute("aria-current", "page");
 
   // The document's title and an operation, POST /api/v1/reviews, with who may call it.
   await expect(page.getByRole("heading", { name: "Review Console API" }).first()).toBeVisible({ timeout: 30_000 });
