@@ -5,7 +5,7 @@ import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
 import { can, type Role } from "@/lib/auth/roles";
 
-export type ShellSection = "reviews" | "operations" | "audit" | "admin";
+export type ShellSection = "reviews" | "operations" | "audit" | "admin" | "api-reference";
 
 /** Who is signed in, as the shell shows it (a subset of the session's user). */
 export interface ShellUser {
@@ -17,12 +17,14 @@ const NAV: {
   section: ShellSection;
   href: string;
   label: string;
-  permission: "reviews.read" | "operations.read" | "audit.read" | "users.manage";
+  /** The permission the section needs; none: every signed-in person. */
+  permission?: "reviews.read" | "operations.read" | "audit.read" | "users.manage";
 }[] = [
   { section: "reviews", href: "/reviews", label: "Queue", permission: "reviews.read" },
   { section: "operations", href: "/operations", label: "Operations", permission: "operations.read" },
   { section: "audit", href: "/audit", label: "Decision log", permission: "audit.read" },
   { section: "admin", href: "/admin", label: "Admin", permission: "users.manage" },
+  { section: "api-reference", href: "/api-reference", label: "API" },
 ];
 
 /**
@@ -39,7 +41,7 @@ export function AppShell({
   current?: ShellSection;
   children: ReactNode;
 }) {
-  const links = user ? NAV.filter((item) => can(user.role, item.permission)) : [];
+  const links = user ? NAV.filter((item) => !item.permission || can(user.role, item.permission)) : [];
   return (
     <>
       <a className="rc-skip-link" href="#main">

@@ -33,8 +33,8 @@ export const auditFilterSchema = z
       .transform((id) => id.toLowerCase())
       .optional(),
     effectKey: filterText.optional(),
-    from: instant.optional(),
-    to: instant.optional(),
+    from: instant.optional().meta({ description: "Inclusive; an ISO 8601 date-time with a zone." }),
+    to: instant.optional().meta({ description: "Exclusive; an ISO 8601 date-time with a zone, not before `from`." }),
   })
   .superRefine((query, ctx) => {
     // Milliseconds are enough to catch a swapped range; an empty range (to = from) is no error.
@@ -59,7 +59,9 @@ export type AuditListQuery = z.infer<typeof auditListQuerySchema>;
 
 export const auditExportQuerySchema = auditFilterSchema.and(
   z.object({
-    format: z.enum(AUDIT_EXPORT_FORMATS, { message: "must be ndjson or csv" }),
+    format: z
+      .enum(AUDIT_EXPORT_FORMATS, { message: "must be ndjson or csv" })
+      .meta({ description: "`ndjson` (one entry a line) or `csv` (RFC 4180, formulas defused)." }),
   }),
 );
 export type AuditExportQuery = z.infer<typeof auditExportQuerySchema>;

@@ -6,9 +6,11 @@
 export const APP_ROUTES = [
   "/",
   "/admin",
+  "/api-reference",
   "/api/auth/[...all]",
   "/api/health",
   "/api/metrics",
+  "/api/openapi.json",
   "/api/v1/audit",
   "/api/v1/audit/export",
   "/api/v1/audit/verification",

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { type Actor, authenticate, authorize, refuseCrossSite } from "@/lib/auth/actor";
 import type { Permission } from "@/lib/auth/roles";
 import { log } from "@/lib/log";
+import { UndocumentedAnswer } from "@/lib/openapi/documented-status";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";
 import { answered } from "./answered";
@@ -33,6 +34,8 @@ export function routePattern(request: Request): string {
  * Every API handler has the same shape: authenticate, authorize, then run. Expected refusals
  * are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
  * authorization, here and nowhere else); anything else is logged and answered with a bare 500.
+ * An answer the OpenAPI document does not give (outside production only) is thrown, not
+ * answered: a 500 would hide which route and status are missing from it.
  */
 export function apiRoute<P = Record<string, never>>(
   permission: Permission,
@@ -50,11 +53,13 @@ export function apiRoute<P = Record<string, never>>(
       authorize(actor, permission, typeof id === "string" && isUuid(id) ? id : undefined);
       return answered(route, started, await handler({ request, actor, params, route }));
     } catch (error) {
+      if (error instanceof UndocumentedAnswer) throw error;
       try {
         if (!(error instanceof Refusal)) throw error;
         if (actor) await recordForbidden(error, refusedRequest(request, actor, route));
         return answered(route, started, refusalResponse(error));
       } catch (failure) {
+        if (failure instanceof UndocumentedAnswer) throw failure;
         log.error({ err: failure, method: request.method, url: request.url }, "request failed");
         return answered(route, started, internalErrorResponse());
       }

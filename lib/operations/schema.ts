@@ -69,7 +69,8 @@ export const createOperationSchema = z
     if (body.runAt && body.action !== "replay") {
       ctx.addIssue({ code: "custom", path: ["runAt"], message: "only a replay runs at a time" });
     }
-  });
+  })
+  .meta({ id: "CreateOperationRequest" });
 export type CreateOperationRequest = z.infer<typeof createOperationSchema>;
 
 export const confirmSchema = z
@@ -78,19 +79,26 @@ export const confirmSchema = z
     dryRunAt: z.iso.datetime({ offset: true }),
     checkDone: z.literal(true, { error: "confirm that you reviewed the dry run's numbers" }),
   })
-  .strict();
+  .strict()
+  .meta({ id: "ConfirmOperationRequest" });
 export type ConfirmRequest = z.infer<typeof confirmSchema>;
 
-export const controlSchema = z.object({ reason: reasonSchema }).strict();
+export const controlSchema = z.object({ reason: reasonSchema }).strict().meta({ id: "OperationControlRequest" });
 export type ControlRequest = z.infer<typeof controlSchema>;
 
 /** Resume may change auto-pause (or turn it off with null); it judges the outcomes from here on. */
 export const resumeSchema = z
   .object({ reason: reasonSchema, autoPause: autoPauseSchema.nullable().optional() })
-  .strict();
+  .strict()
+  .meta({ id: "ResumeOperationRequest" });
 export type ResumeRequest = z.infer<typeof resumeSchema>;
 
-export const emptyBodySchema = z.object({}).strict();
+export const emptyBodySchema = z.object({}).strict().meta({ id: "EmptyBody" });
+
+/** PUT /api/v1/operations/auto-replay/{kind}: turns the kind's automatic replay of ready records on or off. */
+export const autoReplaySwitchSchema = z
+  .object({ enabled: z.boolean({ error: "must be true or false" }), reason: reasonSchema })
+  .meta({ id: "AutoReplaySwitchRequest" });
 
 /** The list's page size: 1..500, a whole number in the query string. */
 const limit = listQuerySchema.shape.limit;

@@ -102,7 +102,8 @@ export const reasonSchema = z
   .trim()
   .min(1, "a reason is required")
   .max(2000)
-  .refine((s) => !s.includes("\u0000"), "must not contain NUL characters");
+  .refine((s) => !s.includes("\u0000"), "must not contain NUL characters")
+  .meta({ id: "Reason", description: "Why (1 to 2,000 characters); it goes to the decision log." });
 
 /**
  * When a replay runs: an ISO date-time with a zone, in years PostgreSQL and a person can mean
@@ -139,5 +140,6 @@ export const actionRequestSchema = z
     if (body.action === "confirm-applied" && !body.providerRef) {
       ctx.addIssue({ code: "custom", path: ["providerRef"], message: "the provider's reference is required" });
     }
-  });
+  })
+  .meta({ id: "ActionRequest", description: "One action on a record; which fits which record is the action matrix." });
 export type ActionRequest = z.infer<typeof actionRequestSchema>;

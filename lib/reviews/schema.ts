@@ -25,29 +25,39 @@ export const sourceSchema = z.object({
   transportId: plain(500).optional(),
 });
 
-export const reportSchema = z.object({
-  category: z.enum(REVIEW_CATEGORIES),
-  reason: requiredText(200),
-  requiredCheck: requiredText(2000),
-  attempts: z.int().min(0).max(1_000_000),
-  lastError: plain(20_000).optional(),
-  source: sourceSchema.optional(),
-  // The envelope as the consumer received it, valid or not. It came out of JSON.parse, so it is
-  // JSON already; only its presence and what the database cannot store are checked.
-  message: z.unknown().superRefine((message, ctx) => {
-    if (message === undefined) {
-      ctx.addIssue({ code: "custom", message: "is required" });
-      return;
-    }
-    const problem = messageShapeProblem(message);
-    if (problem) ctx.addIssue({ code: "custom", message: problem });
-  }),
-});
+export const reportSchema = z
+  .object({
+    category: z.enum(REVIEW_CATEGORIES),
+    reason: requiredText(200),
+    requiredCheck: requiredText(2000),
+    attempts: z.int().min(0).max(1_000_000),
+    lastError: plain(20_000).optional(),
+    source: sourceSchema.optional(),
+    // The envelope as the consumer received it, valid or not. It came out of JSON.parse, so it is
+    // JSON already; only its presence and what the database cannot store are checked.
+    message: z
+      .unknown()
+      .superRefine((message, ctx) => {
+        if (message === undefined) {
+          ctx.addIssue({ code: "custom", message: "is required" });
+          return;
+        }
+        const problem = messageShapeProblem(message);
+        if (problem) ctx.addIssue({ code: "custom", message: problem });
+      })
+      .meta({ description: "The envelope exactly as the consumer received it, valid or not (any JSON)." }),
+  })
+  .meta({ id: "ReportRequest", description: "A record a consumer could not process safely." });
 export type ReportInput = z.infer<typeof reportSchema>;
 
-export const batchSchema = z.object({
-  records: z.array(z.unknown()).min(1, "must hold at least one record").max(MAX_BATCH, `at most ${MAX_BATCH} records`),
-});
+export const batchSchema = z
+  .object({
+    records: z
+      .array(z.unknown().meta({ description: "A report as `POST /api/v1/reviews` takes it, validated on its own." }))
+      .min(1, "must hold at least one record")
+      .max(MAX_BATCH, `at most ${MAX_BATCH} records`),
+  })
+  .meta({ id: "ReportBatchRequest" });
 
 /** A comma-separated list of allowed values, e.g. `status=open,replaying`. */
 function listOf<const T extends readonly [string, ...string[]]>(values: T) {
@@ -72,28 +82,42 @@ const filterText = requiredText(500);
 export const ERROR_CLASS_NONE = "(none)";
 
 export const listQuerySchema = z.object({
-  status: listOf(REVIEW_STATUSES).optional(),
-  category: listOf(REVIEW_CATEGORIES).optional(),
+  status: listOf(REVIEW_STATUSES)
+    .optional()
+    .meta({ description: `Comma list of ${REVIEW_STATUSES.join(", ")}.` }),
+  category: listOf(REVIEW_CATEGORIES)
+    .optional()
+    .meta({ description: `Comma list of ${REVIEW_CATEGORIES.join(", ")}.` }),
   reason: filterText.optional(),
   kind: filterText.optional(),
   sequenceKey: filterText.optional(),
   effectKey: filterText.optional(),
   /** Exact message id: an index lookup, unlike `q`, whose trigram search grows with the table. */
   messageId: filterText.optional(),
-  errorClass: filterText.optional(),
+  errorClass: filterText.optional().meta({ description: "Exactly this error class; `(none)`: records without one." }),
   /**
    * `ready=true`: only held sequence-gap records whose missing predecessors have been applied
    * (docs/operations.md, "Gap release"). There is no `ready=false`: absent means every record.
    */
-  ready: z.literal("true", { error: 'must be "true"' }).optional(),
+  ready: z
+    .literal("true", { error: 'must be "true"' })
+    .optional()
+    .meta({ description: "Only held sequence-gap records whose predecessors have been applied." }),
   q: z
     .string()
     .trim()
     .min(2, "must have at least 2 characters")
     .max(200)
     .refine(noNul, "must not contain NUL characters")
-    .optional(),
-  cursor: z.string().max(100).optional(),
-  limit: z.string().regex(/^\d+$/, "must be a whole number").transform(Number).pipe(z.int().min(1).max(500)).optional(),
+    .optional()
+    .meta({ description: "Searches the record id and the whole message text (trigram)." }),
+  cursor: z.string().max(100).optional().meta({ description: "The `nextCursor` of the previous page." }),
+  limit: z
+    .string()
+    .regex(/^\d+$/, "must be a whole number")
+    .transform(Number)
+    .pipe(z.int().min(1).max(500))
+    .optional()
+    .meta({ description: "Page size, 1 to 500 (default 50)." }),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;

@@ -15,13 +15,15 @@ export const tokenNameSchema = z
 /** The expiries the admin page offers, in days; null: never. */
 export const EXPIRY_DAYS = [7, 30, 90, 365] as const;
 
-export const createTokenSchema = z.object({
-  name: tokenNameSchema,
-  role: z.enum(ROLES),
-  /** Whole days until it stops working, 1 to 3650; null: never. */
-  expiresInDays: z.number().int("must be a whole number of days").min(1).max(3650).nullable(),
-  reason: reasonSchema,
-});
+export const createTokenSchema = z
+  .object({
+    name: tokenNameSchema,
+    role: z.enum(ROLES),
+    /** Whole days until it stops working, 1 to 3650; null: never. */
+    expiresInDays: z.number().int("must be a whole number of days").min(1).max(3650).nullable(),
+    reason: reasonSchema,
+  })
+  .meta({ id: "CreateTokenRequest" });
 export type CreateTokenRequest = z.infer<typeof createTokenSchema>;
 
-export const revokeTokenSchema = z.object({ reason: reasonSchema });
+export const revokeTokenSchema = z.object({ reason: reasonSchema }).meta({ id: "RevokeTokenRequest" });

@@ -88,7 +88,9 @@ async function put(role: string, kind: string, body: unknown, token?: string) {
     method: "PUT",
     token: token ?? (await as(role)),
     params: { kind },
-    path: `/api/v1/operations/auto-replay/${kind}`,
+    // An empty kind is no path segment (Next routes `/auto-replay/` elsewhere): `call` then
+    // addresses the handler's own route.
+    path: kind ? `/api/v1/operations/auto-replay/${kind}` : undefined,
     body,
   });
 }

@@ -1,3 +1,5 @@
+import { readdirSync } from "node:fs";
+import path from "node:path";
 import { createApiToken } from "@/lib/auth/tokens";
 import type { Role } from "@/lib/auth/roles";
 
@@ -8,7 +10,53 @@ export async function tokenFor(role: Role, name = `${role}-${Math.random().toStr
   return (await createApiToken(name, role)).token;
 }
 
-/** Calls a route handler the way Next does: a web Request plus a params promise. */
+const APP_DIR = path.resolve(import.meta.dirname, "../../app");
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+function routeFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return routeFiles(full);
+    return /^route\.tsx?$/.test(entry.name) ? [full] : [];
+  });
+}
+
+let handlerRoutes: Promise<Map<unknown, { method: string; route: string }>> | undefined;
+
+/**
+ * The method and route (`/api/v1/reviews/[id]`) a handler of app/api serves, found by loading
+ * every route module once (the same module instances the test imported). Better Auth's
+ * catch-all is left out: one handler serves all its methods.
+ */
+function routeOf(handler: Handler): Promise<{ method: string; route: string } | undefined> {
+  handlerRoutes ??= (async () => {
+    const routes = new Map<unknown, { method: string; route: string }>();
+    for (const file of routeFiles(path.join(APP_DIR, "api"))) {
+      const route = `/${path.relative(APP_DIR, path.dirname(file)).split(path.sep).join("/")}`;
+      if (route.includes("[...")) continue;
+      const exported = (await import(file)) as Record<string, unknown>;
+      for (const method of METHODS)
+        if (typeof exported[method] === "function") routes.set(exported[method], { method, route });
+    }
+    return routes;
+  })();
+  return handlerRoutes.then((routes) => routes.get(handler));
+}
+
+/**
+ * The route with its parameters filled in (`/api/v1/reviews/<id>`). A missing or empty one keeps
+ * its name: no request reaches a route with an empty segment (`/api/v1/reviews/` is the list).
+ */
+function pathOf(route: string, params: Record<string, string>): string {
+  return route.replace(/\[([^\]]+)\]/g, (_, name: string) => encodeURIComponent(params[name] || name));
+}
+
+/**
+ * Calls a route handler the way Next does: a web Request plus a params promise. Without a
+ * `path` (or `method`) the request goes to the handler's own route (and method), as in Next:
+ * apiRoute names the route it answered for, and checks the answer against the OpenAPI document
+ * (lib/openapi/documented-status.ts).
+ */
 export async function call(
   handler: Handler,
   options: {
@@ -26,8 +74,10 @@ export async function call(
   let body: string | undefined = options.rawBody;
   if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
-  const request = new Request(`http://localhost${options.path ?? "/"}`, {
-    method: options.method ?? (body === undefined ? "GET" : "POST"),
+  const served = await routeOf(handler);
+  const requestPath = options.path ?? (served ? pathOf(served.route, options.params ?? {}) : "/");
+  const request = new Request(`http://localhost${requestPath}`, {
+    method: options.method ?? served?.method ?? (body === undefined ? "GET" : "POST"),
     headers,
     body,
   });

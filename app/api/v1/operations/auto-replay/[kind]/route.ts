@@ -1,15 +1,9 @@
-import { z } from "zod";
 import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { setAutoReplay } from "@/lib/operations/auto-replay";
-import { reasonSchema } from "@/lib/reviews/action-rules";
+import { autoReplaySwitchSchema } from "@/lib/operations/schema";
 
 const noNul = (s: string) => !s.includes("\u0000");
-
-const bodySchema = z.object({
-  enabled: z.boolean({ error: "must be true or false" }),
-  reason: reasonSchema,
-});
 
 function kindParam(raw: string | undefined): string {
   let kind: string;
@@ -31,6 +25,6 @@ function kindParam(raw: string | undefined): string {
 /** PUT /api/v1/operations/auto-replay/{kind} {enabled, reason} (owner): the kind's setting. */
 export const PUT = apiRoute<{ kind: string }>("reviews.resolve", async ({ request, actor, params }) => {
   const kind = kindParam(params.kind);
-  const { data } = await parseJsonBody(request, bodySchema);
+  const { data } = await parseJsonBody(request, autoReplaySwitchSchema);
   return Response.json(await setAutoReplay(kind, data.enabled, data.reason, actor));
 });

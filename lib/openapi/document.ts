@@ -1,0 +1,123 @@
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
+import packageJson from "@/package.json" with { type: "json" };
+import { PERMISSIONS } from "@/lib/auth/roles";
+import { type ApiOperation, accessText, documentedAnswers, openApiPath } from "./operation";
+import { API_OPERATIONS, TAGS } from "./operations";
+
+// The OpenAPI 3.1 document, built by zod-openapi from the operation table (./operations.ts),
+// whose schemas are the ones the handlers validate with. Served by app/api/openapi.json.
+
+export const BEARER_SCHEME = "bearerToken";
+export const COOKIE_SCHEME = "sessionCookie";
+
+/**
+ * parseQuery takes any object schema; zod-openapi's query parameters need a z.object. An
+ * intersection of objects (the decision log's filters and its page) is their fields, the same
+ * field schemas, in one object.
+ */
+export function queryObject(schema: z.ZodType): z.ZodObject {
+  const def = schema._zod.def;
+  if (def.type === "object") return schema as z.ZodObject;
+  if (def.type === "intersection") {
+    const { left, right } = def as unknown as { left: z.ZodType; right: z.ZodType };
+    return z.object({ ...queryObject(left).shape, ...queryObject(right).shape });
+  }
+  throw new Error(`a query schema must be an object or an intersection of objects, not ${def.type}`);
+}
+
+function security(operation: ApiOperation): Record<string, string[]>[] {
+  if (operation.access.kind === "public") return [];
+  if (operation.access.kind === "session") return [{ [COOKIE_SCHEME]: [] }];
+  return [{ [BEARER_SCHEME]: [] }, { [COOKIE_SCHEME]: [] }];
+}
+
+function operationObject(operation: ApiOperation): ZodOpenApiOperationObject {
+  const { access } = operation;
+  const responses = Object.fromEntries(
+    Object.entries(documentedAnswers(operation)).map(([status, answer]) => [
+      status,
+      {
+        description: answer.description,
+        ...(answer.content
+          ? { content: Object.fromEntries(Object.entries(answer.content).map(([type, schema]) => [type, { schema }])) }
+          : {}),
+        ...(answer.headers ? { headers: answer.headers } : {}),
+      },
+    ]),
+  );
+  return {
+    operationId: operation.operationId,
+    summary: operation.summary,
+    description: [accessText(access), operation.description].filter(Boolean).join("\n\n"),
+    tags: [operation.tag],
+    security: security(operation),
+    ...(access.kind === "permission"
+      ? { "x-permission": access.permission, "x-roles": [...PERMISSIONS[access.permission]] }
+      : {}),
+    ...(operation.params || operation.query
+      ? {
+          requestParams: {
+            ...(operation.params ? { path: operation.params } : {}),
+            ...(operation.query ? { query: queryObject(operation.query) } : {}),
+          },
+        }
+      : {}),
+    ...(operation.body
+      ? { requestBody: { required: true, content: { "application/json": { schema: operation.body } } } }
+      : {}),
+    responses,
+  };
+}
+
+export function buildOpenApiDocument() {
+  const paths: ZodOpenApiPathsObject = {};
+  for (const operation of API_OPERATIONS) {
+    const path = operation.path ?? openApiPath(operation.route);
+    const item = (paths[path] ??= {});
+    const method = operation.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
+    if (item[method]) throw new Error(`two operations for ${operation.method} ${path}`);
+    item[method] = operationObject(operation);
+  }
+  return createDocument({
+    openapi: "3.1.0",
+    info: {
+      title: "Review Console API",
+      version: packageJson.version,
+      description:
+        'The manual route for task queues: review records, controlled replay, decision log. Programs send `Authorization: Bearer <token>`; people in the console are signed in by the session cookie. Every 4xx answer of /api/v1 is `{"error": {"code", "message", "issues"?}}` and changes nothing.',
+    },
+    tags: TAGS,
+    paths,
+    components: {
+      securitySchemes: {
+        [BEARER_SCHEME]: {
+          type: "http",
+          scheme: "bearer",
+          description: "An API token (`rct_…`), made by `review-console token add` or an admin in the console.",
+        },
+        [COOKIE_SCHEME]: {
+          type: "apiKey",
+          in: "cookie",
+          name: "review-console.session_token",
+          description:
+            "The HttpOnly session cookie of a signed-in person (`__Secure-review-console.session_token` over https). A request with it that changes something must come from this site.",
+        },
+      },
+    },
+  });
+}
+
+export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
+
+let served: { text: string; etag: string } | undefined;
+
+/** The document as served: built once per process (it changes only with the code), and its ETag. */
+export function servedDocument(): { text: string; etag: string } {
+  if (!served) {
+    const text = JSON.stringify(buildOpenApiDocument());
+    served = { text, etag: `"${createHash("sha256").update(text).digest("base64url").slice(0, 32)}"` };
+  }
+  return served;
+}

@@ -1,0 +1,576 @@
+import { z } from "zod";
+import { auditExportQuerySchema, auditListQuerySchema } from "@/lib/audit/schema";
+import {
+  autoReplaySwitchSchema,
+  confirmSchema,
+  controlSchema,
+  createOperationSchema,
+  emptyBodySchema,
+  itemsQuerySchema,
+  operationListQuerySchema,
+  operationLogQuerySchema,
+  resumeSchema,
+} from "@/lib/operations/schema";
+import { claimSchema, outcomeSchema } from "@/lib/replays/schema";
+import { actionRequestSchema } from "@/lib/reviews/action-rules";
+import { groupsQuerySchema } from "@/lib/reviews/groups";
+import { batchSchema, listQuerySchema, reportSchema } from "@/lib/reviews/schema";
+import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
+import { inviteSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
+import { BETTER_AUTH_OPERATIONS } from "./better-auth";
+import { type Answer, type ApiOperation, errorAnswer, json } from "./operation";
+import * as body from "./responses";
+
+// The operations of the OpenAPI document, one per method and route of app/api: the schemas the
+// handlers validate with (the very objects they import) and the answers they give.
+// tests/integration/openapi.int.test.ts fails when a route file has no entry here or validates
+// with another schema; every answer of apiRoute outside production must be one its entry
+// documents (./documented-status.ts), so the integration suite checks the statuses too.
+
+const error = errorAnswer;
+
+const recordId = z.object({
+  id: z.string().meta({ description: "The record's id (a UUID; anything else is a 404)." }),
+});
+const operationId = z.object({
+  operationId: z.string().meta({ description: "The operation's id (a UUID; anything else is a 404)." }),
+});
+const userId = z.object({ userId: z.string().meta({ description: "The person's id." }) });
+const tokenId = z.object({ tokenId: z.string().meta({ description: "The token's id (a UUID)." }) });
+const replayId = z.object({ replayId: z.string().meta({ description: "The replay's id (a UUID)." }) });
+const kind = z.object({ kind: z.string().meta({ description: "The message kind, 1 to 200 characters." }) });
+
+const ok = (description: string, schema: z.ZodType, status = 200): Record<number, Answer> => ({
+  [status]: { description, content: json(schema) },
+});
+
+/** The person actions of /api/v1/people/{userId}/*: unknown person 404, a rule of the change 409. */
+const personErrors = (conflict: string): Record<number, Answer> => ({
+  404: error("No person with this id."),
+  409: error(conflict),
+});
+
+const operationControl = (
+  name: string,
+  operationIdText: string,
+  summary: string,
+  schema: z.ZodType,
+  description: string,
+): ApiOperation => ({
+  method: "POST",
+  route: `/api/v1/operations/[operationId]/${name}`,
+  operationId: operationIdText,
+  summary,
+  description,
+  tag: "Operations",
+  access: {
+    kind: "permission",
+    permission: "reviews.act",
+    also: "Controlling a replay or cancel operation also needs `reviews.resolve` (owner); a note one `reviews.note`.",
+  },
+  params: operationId,
+  body: schema,
+  answers: {
+    ...ok("The operation as it now is.", body.operationSchema),
+    404: error("No operation with this id."),
+    409: error(
+      "The operation's state does not allow this now (`not-allowed`, `dry-run-required`, `dry-run-stale`, ...).",
+    ),
+  },
+});
+
+const REVIEWS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/reviews",
+    operationId: "listReviews",
+    summary: "List review records",
+    description: "Newest first, keyset pagination (`nextCursor`); filters combine (AND).",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.read" },
+    query: listQuerySchema,
+    answers: ok("A page of records.", body.reviewListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/reviews",
+    operationId: "reportReview",
+    summary: "Report a record",
+    description:
+      "A consumer reports a message it could not process safely. An open record of the same message (its `message.id`, or a fingerprint of the raw message) is updated, never duplicated.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.report" },
+    body: reportSchema,
+    answers: {
+      ...ok("An open record of the same message existed and was updated.", body.intakeResultSchema),
+      ...ok("A new record.", body.intakeResultSchema, 201),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/reviews/batch",
+    operationId: "reportReviewBatch",
+    summary: "Report up to 500 records",
+    description:
+      "Each item is validated on its own: valid ones are recorded, invalid ones answered with their 400 in `results`.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.report" },
+    body: batchSchema,
+    answers: ok("A result per item, in order.", body.batchResultSchema),
+  },
+  {
+    method: "GET",
+    route: "/api/v1/reviews/stats",
+    operationId: "getReviewStats",
+    summary: "Counts by status, category and reason",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.read" },
+    answers: ok("The counts and the age of the oldest open record.", body.reviewStatsSchema),
+  },
+  {
+    method: "GET",
+    route: "/api/v1/reviews/groups",
+    operationId: "listReviewGroups",
+    summary: "Records grouped by cause",
+    description:
+      "Kind + reason + error class, largest first, at most 200 groups. Without `status`, the active statuses.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.read" },
+    query: groupsQuerySchema,
+    answers: ok("The groups.", body.reviewGroupsSchema),
+  },
+  {
+    method: "GET",
+    route: "/api/v1/reviews/[id]",
+    operationId: "getReview",
+    summary: "One record",
+    description:
+      "Its fields, its message exactly as received, revisions, history, replays, journal and sequence state.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.read" },
+    params: recordId,
+    answers: { ...ok("The record.", body.reviewDetailSchema), 404: error("No record with this id.") },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/reviews/[id]/actions",
+    operationId: "actOnReview",
+    summary: "Act on a record",
+    description:
+      "replay, correct-and-replay, cancel, confirm-applied, confirm-not-applied, skip-gap or note; which fits which record is the action matrix of docs/contract.md.",
+    tag: "Review records",
+    access: {
+      kind: "permission",
+      permission: "reviews.act",
+      also: "Each action needs its own too: replay, correct-and-replay, cancel and skip-gap `reviews.resolve` (owner); confirm-applied and confirm-not-applied `reviews.confirm` (support, owner); note `reviews.note`.",
+    },
+    params: recordId,
+    body: actionRequestSchema,
+    answers: {
+      ...ok("The record as it now is.", body.reviewDetailSchema),
+      404: error("No record with this id."),
+      409: {
+        description:
+          "`expectedVersion` is stale or the action does not fit the record's state; `record` is the record as it is now.",
+        content: json(body.actionConflictSchema),
+      },
+      422: error("A corrected payload fails the kind's schema, or the envelope changes a field it may only add."),
+    },
+  },
+];
+
+const REPLAYS: ApiOperation[] = [
+  {
+    method: "POST",
+    route: "/api/v1/replays/claim",
+    operationId: "claimReplays",
+    summary: "Claim due replays",
+    description:
+      "Each replay is claimed by one consumer at a time, for `leaseSeconds`; an abandoned claim becomes claimable again.",
+    tag: "Replays",
+    access: { kind: "permission", permission: "replays.claim" },
+    body: claimSchema,
+    answers: ok("The claimed replays (none when nothing is due).", body.claimedReplaysSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/replays/[replayId]/outcome",
+    operationId: "reportReplayOutcome",
+    summary: "Report what a replay did",
+    description: "Accepted only from the actor whose claim holds the replay.",
+    tag: "Replays",
+    access: { kind: "permission", permission: "replays.claim" },
+    params: replayId,
+    body: outcomeSchema,
+    answers: {
+      ...ok("The outcome was recorded.", body.outcomeResultSchema),
+      403: error("Another actor holds the claim (`not-claim-holder`), or the role may not claim replays."),
+      404: error("No replay with this id."),
+      409: error("The replay is not claimed (`not-claimed`)."),
+    },
+  },
+];
+
+const AUDIT: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/audit",
+    operationId: "listDecisions",
+    summary: "Read the decision log",
+    description: "Newest first (by `seq`), keyset pagination; filters combine (AND).",
+    tag: "Decision log",
+    access: { kind: "permission", permission: "audit.read" },
+    query: auditListQuerySchema,
+    answers: ok("A page of entries.", body.auditPageSchema),
+  },
+  {
+    method: "GET",
+    route: "/api/v1/audit/export",
+    operationId: "exportDecisions",
+    summary: "Export the decision log",
+    description: "Streamed, oldest first, as the log was when the export started.",
+    tag: "Decision log",
+    access: { kind: "permission", permission: "audit.read" },
+    query: auditExportQuerySchema,
+    answers: {
+      200: {
+        description: "The entries, one per line (`ndjson`) or one per row after a header row (`csv`).",
+        content: { "application/x-ndjson": z.string(), "text/csv": z.string() },
+        headers: z.object({
+          "content-disposition": z
+            .string()
+            .meta({ description: '`attachment; filename="decision-log-<YYYY-MM-DD>.<ndjson|csv>"`' }),
+        }),
+      },
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/audit/verification",
+    operationId: "verifyDecisionLog",
+    summary: "Verify the hash chain",
+    description: "Recomputes every hash and link in one snapshot: an auditor's check, not something to poll.",
+    tag: "Decision log",
+    access: { kind: "permission", permission: "audit.read" },
+    answers: ok("`ok`, or the first broken entry and what is wrong with it.", body.verificationSchema),
+  },
+];
+
+const OPERATIONS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/operations",
+    operationId: "listOperations",
+    summary: "List bulk operations",
+    description: "Newest first, keyset pagination.",
+    tag: "Operations",
+    access: { kind: "permission", permission: "operations.read" },
+    query: operationListQuerySchema,
+    answers: ok("A page of operations.", body.operationListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/operations",
+    operationId: "createOperation",
+    summary: "Create a bulk operation",
+    description:
+      "Freezes the selection into a planned operation; nothing is dispatched before a dry run and a confirm.",
+    tag: "Operations",
+    access: {
+      kind: "permission",
+      permission: "reviews.act",
+      also: "A replay or cancel operation also needs `reviews.resolve` (owner); a note one `reviews.note`.",
+    },
+    body: createOperationSchema,
+    answers: {
+      ...ok("The planned operation.", body.operationSchema, 201),
+      422: error("The selection names unknown records, matches none, or is larger than allowed."),
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/operations/[operationId]",
+    operationId: "getOperation",
+    summary: "One bulk operation",
+    tag: "Operations",
+    access: { kind: "permission", permission: "operations.read" },
+    params: operationId,
+    answers: {
+      ...ok("The operation; `controls` are what the caller may do now.", body.operationSchema),
+      404: error("No operation with this id."),
+    },
+  },
+  operationControl(
+    "dry-run",
+    "dryRunOperation",
+    "Dry-run an operation",
+    emptyBodySchema,
+    "What the decision would say now for each record not yet dispatched; confirm names it.",
+  ),
+  operationControl(
+    "confirm",
+    "confirmOperation",
+    "Confirm an operation",
+    confirmSchema,
+    "Starts dispatching, naming the dry run the person reviewed.",
+  ),
+  operationControl("pause", "pauseOperation", "Pause an operation", controlSchema, "Stops dispatching until resumed."),
+  operationControl(
+    "resume",
+    "resumeOperation",
+    "Resume an operation",
+    resumeSchema,
+    "Carries it on (also past the canary), on the resumer's authority.",
+  ),
+  operationControl(
+    "abort",
+    "abortOperation",
+    "Abort an operation",
+    controlSchema,
+    "Ends it; records not dispatched stay as they are.",
+  ),
+  {
+    method: "GET",
+    route: "/api/v1/operations/[operationId]/items",
+    operationId: "listOperationItems",
+    summary: "The records of an operation",
+    description: "In dispatch order, with verdict and outcome; keyset pagination.",
+    tag: "Operations",
+    access: { kind: "permission", permission: "operations.read" },
+    params: operationId,
+    query: itemsQuerySchema,
+    answers: { ...ok("A page of items.", body.operationItemsSchema), 404: error("No operation with this id.") },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/operations/[operationId]/log",
+    operationId: "listOperationLog",
+    summary: "The decision-log entries of an operation",
+    description: "Newest first, like `GET /api/v1/audit?operationId=`.",
+    tag: "Operations",
+    access: { kind: "permission", permission: "audit.read" },
+    params: operationId,
+    query: operationLogQuerySchema,
+    answers: { ...ok("A page of entries.", body.auditPageSchema), 404: error("No operation with this id.") },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/operations/auto-replay",
+    operationId: "listAutoReplay",
+    summary: "Automatic replay of ready records, per kind",
+    tag: "Operations",
+    access: { kind: "permission", permission: "operations.read" },
+    answers: ok("Every known kind and every kind with a setting.", body.autoReplayListSchema),
+  },
+  {
+    method: "PUT",
+    route: "/api/v1/operations/auto-replay/[kind]",
+    operationId: "setAutoReplay",
+    summary: "Turn automatic replay of a kind on or off",
+    tag: "Operations",
+    access: { kind: "permission", permission: "reviews.resolve" },
+    params: kind,
+    body: autoReplaySwitchSchema,
+    answers: { ...ok("The kind's setting as it now is.", body.kindAutoReplaySchema), 404: error("No such kind.") },
+  },
+];
+
+const PEOPLE_AND_TOKENS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/people",
+    operationId: "listPeople",
+    summary: "Everyone who signs in",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    answers: ok("People by email.", body.peopleListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/people",
+    operationId: "invitePerson",
+    summary: "Invite a person",
+    description: "The one-time link to set a password is in this answer only.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    body: inviteSchema,
+    answers: {
+      ...ok("The invited person and their link.", body.invitedSchema, 201),
+      409: error("The email is taken (`email-taken`)."),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/people/[userId]/disable",
+    operationId: "disablePerson",
+    summary: "Disable a person",
+    description: "No more sign-ins; their sessions end now; what ran on their authority pauses.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    body: reasonOnlySchema,
+    answers: {
+      ...ok("The person, the sessions ended and what paused.", body.personChangedSchema),
+      ...personErrors("Already disabled (`already-disabled`)."),
+      422: error("Nobody may disable themselves (`own-account`)."),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/people/[userId]/enable",
+    operationId: "enablePerson",
+    summary: "Enable a person again",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    body: reasonOnlySchema,
+    answers: { ...ok("The person.", body.personEnabledSchema), ...personErrors("Not disabled (`not-disabled`).") },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/people/[userId]/role",
+    operationId: "setPersonRole",
+    summary: "Give a person another role",
+    description: "Their sessions end now; what ran on their authority and the new role may not do pauses.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    body: setRoleSchema,
+    answers: {
+      ...ok("The person, the sessions ended and what paused.", body.personChangedSchema),
+      ...personErrors("They have this role already (`same-role`)."),
+      422: error("Nobody may change their own role (`own-account`)."),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/people/[userId]/password-link",
+    operationId: "resetPersonPassword",
+    summary: "Reset a person's password",
+    description: "The old password stops working, sessions end; a new one-time link is in this answer only.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    body: reasonOnlySchema,
+    answers: {
+      ...ok("The person, the sessions ended and the link.", body.passwordResetSchema),
+      ...personErrors("The person is disabled (`disabled`)."),
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/tokens",
+    operationId: "listTokens",
+    summary: "Every API token",
+    description: "Working ones first; never the tokens themselves.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    answers: ok("The tokens.", body.tokenListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/tokens",
+    operationId: "issueToken",
+    summary: "Issue an API token",
+    description: "`secret` is the token, shown this once; only its hash is kept.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    body: createTokenSchema,
+    answers: {
+      ...ok("The token and its secret.", body.tokenIssuedSchema, 201),
+      409: error("A working token has this name (`name-taken`)."),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/tokens/[tokenId]/revoke",
+    operationId: "revokeToken",
+    summary: "Revoke an API token",
+    description: "The token is a 401 from now on; what ran on its authority pauses.",
+    tag: "People and tokens",
+    access: { kind: "permission", permission: "users.manage" },
+    params: tokenId,
+    body: revokeTokenSchema,
+    answers: {
+      ...ok("The token and what paused.", body.tokenRevokedSchema),
+      404: error("No token with this id."),
+      409: error("Already revoked (`already-revoked`)."),
+    },
+  },
+];
+
+const SERVICE: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/health",
+    operationId: "getHealth",
+    summary: "Whether the console can answer",
+    tag: "Service",
+    access: { kind: "public" },
+    answers: {
+      200: { description: "The database answers.", content: json(body.healthSchema) },
+      503: { description: "The database does not answer.", content: json(body.healthSchema) },
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/metrics",
+    operationId: "getMetrics",
+    summary: "Prometheus metrics",
+    description:
+      "Open records by category and reason, oldest open age, actions by type, replays by outcome, request durations.",
+    tag: "Service",
+    access: { kind: "permission", permission: "metrics.read" },
+    answers: {
+      200: {
+        description: "The Prometheus text exposition format (`text/plain; version=0.0.4`).",
+        content: { "text/plain": z.string() },
+      },
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/openapi.json",
+    operationId: "getOpenApiDocument",
+    summary: "This document",
+    description:
+      "The OpenAPI 3.1 document of the console's HTTP API, built from the schemas the handlers validate with.",
+    tag: "Service",
+    access: { kind: "public" },
+    answers: {
+      200: {
+        description: "The document.",
+        content: json(z.looseObject({ openapi: z.string() })),
+        headers: z.object({
+          etag: z.string().meta({ description: "Send it back as `If-None-Match` to get a 304." }),
+          "cache-control": z.string(),
+        }),
+      },
+      304: { description: "The document has not changed since the `If-None-Match` ETag." },
+      500: error("An unexpected failure; its cause is in the server's log only."),
+    },
+  },
+];
+
+export const API_OPERATIONS: readonly ApiOperation[] = [
+  ...REVIEWS,
+  ...REPLAYS,
+  ...AUDIT,
+  ...OPERATIONS,
+  ...PEOPLE_AND_TOKENS,
+  ...SERVICE,
+  ...BETTER_AUTH_OPERATIONS,
+];
+
+export const TAGS = [
+  { name: "Review records", description: "What consumers report, and what people do with it." },
+  { name: "Replays", description: "How consumers take replays and report their outcomes." },
+  { name: "Decision log", description: "The append-only, hash-chained log of every decision." },
+  {
+    name: "Operations",
+    description: "Bulk operations and the automatic replay of ready records (docs/operations.md).",
+  },
+  { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
+  { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
+  { name: "Service", description: "Health, metrics and this document." },
+];

@@ -1,0 +1,36 @@
+import type { z } from "zod";
+import type { AuditEntry } from "@/lib/audit/schema";
+import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations/types";
+import type { OutcomeResult } from "@/lib/replays/outcome";
+import type { ReviewDetail } from "@/lib/reviews/detail";
+import type { ReviewGroup } from "@/lib/reviews/groups";
+import type { ReviewQueueItem } from "@/lib/reviews/list";
+import type { ReviewStats } from "@/lib/reviews/stats";
+import type { TokenView } from "@/lib/tokens/token-view";
+import type { PersonView } from "@/lib/users/person-view";
+import type * as body from "./responses";
+
+// Compile-time only: every value of the TypeScript type the handlers answer with is one the
+// documented schema (lib/openapi/responses.ts) accepts: a field typed differently, or one the
+// schema requires and the type lacks, fails `tsc`. A field the schema does not name at all is
+// caught by tests/integration/openapi.int.test.ts, which parses real answers.
+
+type Accepts<Schema extends z.ZodType, T> = [T] extends [z.output<Schema>] ? true : false;
+type Holds<T extends true> = T;
+
+/** Database enums are typed `string` where the API documents their values. */
+type WithCategory<T> = Omit<T, "category"> & { category: z.output<typeof body.reviewListItemSchema>["category"] };
+
+export type ResponseTypesAgree = [
+  Holds<Accepts<typeof body.reviewListItemSchema, WithCategory<ReviewQueueItem>>>,
+  Holds<Accepts<typeof body.reviewStatsSchema, ReviewStats>>,
+  Holds<Accepts<typeof body.reviewGroupsSchema, { groups: ReviewGroup[]; truncated: boolean }>>,
+  Holds<Accepts<typeof body.reviewDetailSchema, WithCategory<ReviewDetail> & { message: unknown }>>,
+  Holds<Accepts<typeof body.outcomeResultSchema, OutcomeResult>>,
+  Holds<Accepts<typeof body.auditEntrySchema, AuditEntry>>,
+  Holds<Accepts<typeof body.operationSchema, OperationView>>,
+  Holds<Accepts<typeof body.operationItemsSchema, { items: OperationItemView[]; nextCursor: string | null }>>,
+  Holds<Accepts<typeof body.kindAutoReplaySchema, KindAutoReplay>>,
+  Holds<Accepts<typeof body.personSchema, PersonView>>,
+  Holds<Accepts<typeof body.tokenSchema, TokenView>>,
+];

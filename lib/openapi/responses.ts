@@ -1,0 +1,372 @@
+import { z } from "zod";
+import { REVIEW_CATEGORIES } from "@review-console/contract";
+import { ROLES } from "@/lib/auth/roles";
+import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import { REVIEW_STATUSES } from "@/lib/reviews/schema";
+import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_CONTROLS, OPERATION_STATES, VERDICTS } from "@/lib/operations/types";
+
+// The bodies the API answers with, as zod schemas, for the OpenAPI document only: the handlers
+// build these bodies from typed rows (lib/reviews/list.ts, lib/operations/view.ts, ...) and never
+// parse them. ./response-types.ts holds each TypeScript type against its schema at compile time,
+// and tests/integration/openapi.int.test.ts parses real answers with them.
+
+/** An instant as the API writes it: ISO 8601 in UTC (`Date.toISOString()`). */
+const instant = z.string().meta({ format: "date-time", examples: ["2026-11-30T09:00:00.000Z"] });
+const uuid = z.string().meta({ format: "uuid" });
+/** Any JSON value (a message as received, an envelope, a decision's details). */
+const json = z.unknown().meta({ description: "Any JSON value." });
+const counts = z.record(z.string(), z.int());
+
+const issueSchema = z.object({
+  path: z.string().meta({ description: "The offending field (`records.3.message`), empty for the body itself." }),
+  message: z.string(),
+});
+
+/** `{"error": {code, message, issues?}}`: every 4xx and 500 answer of the API (lib/http/refusal-response.ts). */
+export const errorBodySchema = z
+  .looseObject({
+    error: z.object({
+      code: z
+        .string()
+        .meta({ description: "Which rule said no; stable for programs (`invalid-request`, `not-allowed`)." }),
+      message: z.string().meta({ description: "For people; a field's problem starts with the field (`limit: ...`)." }),
+      issues: z.array(issueSchema).optional(),
+    }),
+  })
+  .meta({
+    id: "Error",
+    description:
+      "A refusal: nothing changed. Some refusals add members beside `error` (a 409 of an action adds `record`).",
+  });
+
+const reviewStatus = z.enum(REVIEW_STATUSES);
+
+export const reviewListItemSchema = z
+  .object({
+    id: uuid,
+    status: reviewStatus,
+    category: z.enum(REVIEW_CATEGORIES),
+    reason: z.string(),
+    kind: z.string().nullable(),
+    messageId: z.string().nullable(),
+    effectKey: z.string().nullable(),
+    sequenceKey: z.string().nullable(),
+    sequence: z.number().nullable(),
+    attempts: z.int(),
+    requiredCheck: z.string(),
+    version: z.int(),
+    firstSeenAt: instant,
+    lastSeenAt: instant,
+    ready: z.boolean().meta({ description: "A held sequence-gap record whose predecessors have been applied." }),
+    errorClass: z.string().nullable().meta({ description: "The leading token of `lastError`, or null." }),
+    lastError: z.string().nullable().meta({ description: "The start (300 characters) of the last error reported." }),
+  })
+  .meta({ id: "ReviewListItem" });
+
+export const reviewListSchema = z.object({
+  items: z.array(reviewListItemSchema),
+  nextCursor: z.string().nullable().meta({ description: "Pass as `cursor` for the next page; null on the last." }),
+});
+
+export const intakeResultSchema = z.object({ id: uuid, status: reviewStatus, attempts: z.int() });
+
+export const batchResultSchema = z.object({
+  results: z.array(
+    z.union([
+      z.object({
+        index: z.int(),
+        status: z.union([z.literal(200), z.literal(201)]),
+        id: uuid,
+        recordStatus: reviewStatus,
+        attempts: z.int(),
+      }),
+      z.object({ index: z.int(), status: z.literal(400), error: errorBodySchema.shape.error }),
+    ]),
+  ),
+  recorded: z.int(),
+  rejected: z.int(),
+});
+
+export const reviewStatsSchema = z
+  .object({
+    total: z.int(),
+    byStatus: counts,
+    byCategory: counts,
+    byReason: counts,
+    active: z.object({ byCategory: counts, byReason: counts }),
+    oldestOpenAgeSeconds: z.int().nullable(),
+    oldestOpenSince: instant.nullable(),
+  })
+  .meta({ id: "ReviewStats" });
+
+export const reviewGroupsSchema = z.object({
+  groups: z.array(
+    z.object({
+      kind: z.string().nullable(),
+      reason: z.string(),
+      errorClass: z.string().nullable(),
+      count: z.int(),
+      oldestFirstSeenAt: instant,
+      newestLastSeenAt: instant,
+    }),
+  ),
+  truncated: z.boolean().meta({ description: "True when there were more than 200 groups." }),
+});
+
+const recordOperationRefSchema = z.object({
+  operationId: uuid,
+  action: z.enum(OPERATION_ACTIONS),
+  operationState: z.enum(OPERATION_STATES),
+  itemState: z.enum(ITEM_STATES),
+  position: z.int(),
+});
+
+export const reviewDetailSchema = reviewListItemSchema
+  .extend({
+    reportCount: z.int(),
+    payloadSchema: z.string().nullable(),
+    source: json,
+    updatedAt: instant,
+    message: json.meta({ description: "The message exactly as the consumer sent it (spliced in as its text)." }),
+    messageText: z.string().meta({ description: "The same message as JSON text, byte for byte as received." }),
+    revisions: z.array(
+      z.object({ number: z.int(), envelope: json, reason: z.string(), createdBy: z.string(), createdAt: instant }),
+    ),
+    history: z.array(
+      z.object({
+        id: z.int(),
+        at: instant,
+        actor: z.string(),
+        action: z.string(),
+        fromStatus: z.string().nullable().meta({ description: "The record's status before, when it changed." }),
+        toStatus: z.string().nullable().meta({ description: "The record's status after, when it changed." }),
+        reason: z.string().nullable(),
+        details: json,
+      }),
+    ),
+    replays: z.array(
+      z.object({
+        id: uuid,
+        revisionNumber: z.int(),
+        state: z.string(),
+        runAt: instant,
+        claimedBy: z.string().nullable(),
+        claimExpiresAt: instant.nullable(),
+        detail: z.string().nullable(),
+        createdBy: z.string(),
+        createdAt: instant,
+        completedAt: instant.nullable(),
+      }),
+    ),
+    journal: z
+      .object({
+        effectKey: z.string(),
+        state: z.string(),
+        messageId: z.string().nullable(),
+        sequenceKey: z.string().nullable(),
+        sequence: z.number().nullable(),
+        providerRef: z.string().nullable(),
+        leaseExpiresAt: instant.nullable(),
+        startedAt: instant,
+        updatedAt: instant,
+      })
+      .nullable(),
+    sequenceState: z.object({ sequenceKey: z.string(), lastSequence: z.number(), updatedAt: instant }).nullable(),
+    heldOnKey: z.array(
+      z.object({
+        id: uuid,
+        sequence: z.number().nullable(),
+        status: reviewStatus,
+        category: z.string(),
+        reason: z.string(),
+      }),
+    ),
+    operations: z.array(recordOperationRefSchema),
+  })
+  .meta({ id: "ReviewDetail" });
+
+/** A 409 of an action: the refusal with the record as it is now, so nobody overwrites blind. */
+export const actionConflictSchema = errorBodySchema.extend({ record: reviewDetailSchema });
+
+export const claimedReplaysSchema = z.object({
+  items: z.array(
+    z.object({
+      replayId: uuid,
+      reviewId: uuid,
+      revisionNumber: z.int(),
+      claimExpiresAt: instant,
+      category: z.string(),
+      envelope: json.meta({ description: "The envelope to run, exactly as stored (same `id`, same `effectKey`)." }),
+      message: json.meta({ description: "The record's message exactly as received." }),
+    }),
+  ),
+});
+
+export const outcomeResultSchema = z.object({
+  ok: z.literal(true),
+  replayId: uuid,
+  reviewId: uuid,
+  recordStatus: reviewStatus,
+});
+
+export const auditEntrySchema = z
+  .object({
+    seq: z.int(),
+    at: z.string().meta({ description: "ISO 8601 in UTC with microseconds, the precision the hash covers." }),
+    actor: z.string(),
+    actorRole: z.string().nullable(),
+    action: z.string(),
+    reviewId: uuid.nullable(),
+    effectKey: z.string().nullable(),
+    reason: z.string().nullable(),
+    details: json,
+    prevHash: z.string(),
+    hash: z.string(),
+  })
+  .meta({ id: "AuditEntry" });
+
+export const auditPageSchema = z.object({ items: z.array(auditEntrySchema), nextCursor: z.string().nullable() });
+
+export const verificationSchema = z.union([
+  z.object({ ok: z.literal(true), entries: z.int(), checkedAt: instant }),
+  z.object({
+    ok: z.literal(false),
+    entries: z.int(),
+    brokenSeq: z.union([z.int(), z.literal("head")]),
+    problem: z.string(),
+    checkedAt: instant,
+  }),
+]);
+
+const autoPauseSchema = z.object({ threshold: z.number(), minOutcomes: z.int() });
+
+export const operationSchema = z
+  .object({
+    id: uuid,
+    action: z.enum(OPERATION_ACTIONS),
+    state: z.enum(OPERATION_STATES),
+    reason: z.string(),
+    selection: json.meta({ description: "The selection as created: `{type: ids|filter|group, ...}`." }),
+    total: z.int(),
+    createdBy: z.string(),
+    createdAt: instant,
+    confirmedBy: z.string().nullable(),
+    confirmedAt: instant.nullable(),
+    finishedAt: instant.nullable(),
+    runAt: instant.nullable(),
+    ratePerSecond: z.number(),
+    canarySize: z.int(),
+    canaryPassed: z.boolean(),
+    autoPause: autoPauseSchema.nullable(),
+    pauseReason: z.string().nullable(),
+    version: z.int(),
+    dryRun: z.object({ at: instant, counts: z.partialRecord(z.enum(VERDICTS), z.int()) }).nullable(),
+    progress: z.object({
+      dispatched: z.int(),
+      outcomes: z.int(),
+      heldAgain: z.int(),
+      byState: z.partialRecord(z.enum(ITEM_STATES), z.int()),
+    }),
+    controls: z.array(z.enum(OPERATION_CONTROLS)).meta({ description: "What the caller may do now." }),
+  })
+  .meta({ id: "Operation" });
+
+export const operationListSchema = z.object({ items: z.array(operationSchema), nextCursor: z.string().nullable() });
+
+export const operationItemsSchema = z.object({
+  items: z.array(
+    z
+      .object({
+        position: z.int(),
+        reviewId: uuid,
+        state: z.enum(ITEM_STATES),
+        verdict: z.enum(VERDICTS).nullable(),
+        verdictDetail: z.string().nullable(),
+        replayId: uuid.nullable(),
+        detail: z.string().nullable(),
+        sequenceKey: z.string().nullable(),
+        sequence: z.number().nullable(),
+        effectKey: z.string().nullable(),
+        frozenVersion: z.int(),
+        updatedAt: instant,
+        record: z.object({
+          status: z.string(),
+          category: z.string(),
+          reason: z.string(),
+          kind: z.string().nullable(),
+          messageId: z.string().nullable(),
+          version: z.int(),
+        }),
+      })
+      .meta({ id: "OperationItem" }),
+  ),
+  nextCursor: z.string().nullable(),
+});
+
+export const kindAutoReplaySchema = z
+  .object({
+    kind: z.string(),
+    autoReplayReady: z.boolean(),
+    pausedReason: z.string().nullable(),
+    updatedBy: z.string().nullable(),
+    updatedAt: instant.nullable(),
+    ready: z.int(),
+  })
+  .meta({ id: "KindAutoReplay" });
+
+export const autoReplayListSchema = z.object({ kinds: z.array(kindAutoReplaySchema) });
+
+export const personSchema = z
+  .object({
+    id: uuid,
+    email: z.string(),
+    role: z.enum(PERSON_ROLES),
+    state: z.enum(["active", "invited", "disabled"]),
+    disabledReason: z.string().nullable(),
+    openSessions: z.int(),
+    createdAt: instant,
+  })
+  .meta({ id: "Person" });
+
+const passwordLinkSchema = z.object({
+  url: z.string().meta({ description: "`<this site>/set-password?token=…`; works once, for 48 hours." }),
+  expiresAt: instant,
+});
+const pausedSchema = z.object({
+  operations: z.array(uuid).meta({ description: "Operations that ran on this authority and are now paused." }),
+  kinds: z.array(z.string()).meta({ description: "Kinds whose automatic replay is now paused." }),
+});
+
+export const peopleListSchema = z.object({ people: z.array(personSchema) });
+export const invitedSchema = z.object({ person: personSchema, link: passwordLinkSchema });
+export const personChangedSchema = z.object({ person: personSchema, sessionsEnded: z.int(), paused: pausedSchema });
+export const personEnabledSchema = z.object({ person: personSchema });
+export const passwordResetSchema = z.object({ person: personSchema, sessionsEnded: z.int(), link: passwordLinkSchema });
+
+export const tokenSchema = z
+  .object({
+    id: uuid,
+    name: z.string(),
+    role: z.enum(ROLES),
+    prefix: z.string().meta({ description: "The first 12 characters (`rct_` and 8 more)." }),
+    state: z.enum(["active", "expired", "revoked"]),
+    createdBy: z.string().nullable(),
+    createdAt: instant,
+    lastUsedAt: instant.nullable().meta({ description: "Written at most once a minute." }),
+    expiresAt: instant.nullable(),
+    revokedAt: instant.nullable(),
+    revokedBy: z.string().nullable(),
+  })
+  .meta({ id: "Token" });
+
+export const tokenListSchema = z.object({ tokens: z.array(tokenSchema) });
+export const tokenIssuedSchema = z.object({
+  secret: z.string().meta({ description: "The token (`rct_…`), in this answer only; only its hash is kept." }),
+  token: tokenSchema,
+});
+export const tokenRevokedSchema = z.object({ token: tokenSchema, paused: pausedSchema });
+
+export const healthSchema = z.union([
+  z.object({ status: z.literal("ok") }),
+  z.object({ status: z.literal("unavailable"), error: z.string() }),
+]);
