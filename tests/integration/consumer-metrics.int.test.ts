@@ -7,13 +7,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { z } from "zod";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
 import type { JetStreamClient, JetStreamManager } from "@nats-io/jetstream";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import { TemporaryFailure, type Handler, type Outcome } from "@review-console/consumer";
+import type { Outcome } from "@review-console/consumer";
 import { publish as publishRedis } from "@review-console/consumer/redis";
 import {
   connectRabbitMq,
@@ -31,12 +29,11 @@ import {
   natsUrl,
   publish as publishNats,
 } from "@review-console/consumer/nats";
-// The package's entry point `@review-console/consumer/metrics`, by its source path.
 import { prometheusMetrics, serveMetrics, type MetricsServer } from "@review-console/consumer/metrics";
 import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
 import { eventually, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import { missingBroker, setupConsumerTest, startTransportWorker } from "../support/consumer";
-import { CREATE_LEDGER } from "../support/ledger";
+import { CREATE_LEDGER, gatedLedger, ledgerRegistry as registry } from "../support/ledger";
 import { promtool, promtoolAvailable } from "../support/promtool";
 
 const consumerTest = await setupConsumerTest("consumer-metrics");
@@ -58,43 +55,6 @@ if (!natsUp) {
   });
 }
 const hasPromtool = promtoolAvailable("consumer-metrics");
-
-const ledgerKind = {
-  kind: "ledger.entry",
-  schemas: { "1": z.looseObject({ schema: z.literal("1"), account: z.string().min(1), amount: z.int() }) },
-  temporaryReasons: { "account-locked": { limit: 2, delayMs: 50 } },
-};
-const registry = createKindRegistry([invoiceReminderKind, ledgerKind]);
-
-/**
- * Ledger rows; account `flaky` fails once with a temporary reason, `broken` always (a review),
- * `slow` takes 150 ms, `gated` waits until the gate opens.
- */
-function ledgerHandler() {
-  const failedOnce = new Set<string>();
-  let open!: () => void;
-  let entered!: () => void;
-  const gate = new Promise<void>((resolve) => (open = resolve));
-  const reached = new Promise<void>((resolve) => (entered = resolve));
-  const handler: Handler = {
-    effect: "local",
-    async apply({ tx, envelope, effectKey }) {
-      const { account, amount } = envelope.payload as unknown as { account: string; amount: number };
-      if (account === "flaky" && !failedOnce.has(effectKey)) {
-        failedOnce.add(effectKey);
-        throw new TemporaryFailure("account-locked", "the account is locked for a moment");
-      }
-      if (account === "broken") throw new Error("the ledger refused the entry");
-      if (account === "slow") await new Promise((resolve) => setTimeout(resolve, 150));
-      if (account === "gated") {
-        entered();
-        await gate;
-      }
-      tx.queue(`INSERT INTO ledger (effect_key, account, amount) VALUES ($1, $2, $3)`, [effectKey, account, amount]);
-    },
-  };
-  return { handler, open, reached };
-}
 
 function entry(key: string, sequence: number, account: string, id = `msg-${key}-${sequence}`) {
   return {
@@ -232,7 +192,7 @@ describe.each(brokers)("the worker's /metrics on $label", (broker) => {
   it.skipIf(!broker.up)(
     "counts each outcome, times the handlers, gauges pending with the broker's backlog, and passes promtool",
     async () => {
-      const ledger = ledgerHandler();
+      const ledger = gatedLedger();
       gates.push(ledger.open);
       const metrics = prometheusMetrics();
       const server = await serveMetrics({ port: 0, registry: metrics.registry });
