@@ -42,6 +42,22 @@ export function internalErrorResponse(): Response {
   return Response.json({ error: { code: "internal", message: "internal error" } }, { status: 500 });
 }
 
+/** How long a client should wait before it asks again while the database does not answer. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * The answer while the database does not answer (lib/db/unavailable.ts): a 503 with Retry-After,
+ * which clients and load balancers retry, never a 500. Nothing was changed.
+ */
+export function databaseUnavailableResponse(): Response {
+  return Response.json(
+    {
+      error: { code: "database-unavailable", message: "the database does not answer; nothing was changed, try again" },
+    },
+    { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) } },
+  );
+}
+
 /** Who was refused, and where: what the decision-log entry of a refused authorization needs. */
 export interface RefusedRequest {
   actor: Pick<Actor, "kind" | "label" | "role">;

@@ -3,13 +3,20 @@ import { type Actor, authenticate, authorize, refuseCrossSite } from "@/lib/auth
 import type { Permission } from "@/lib/auth/roles";
 import { log } from "@/lib/log";
 import { UndocumentedAnswer } from "@/lib/openapi/documented-status";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";
 import { answered } from "./answered";
 import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";
 import { validationError } from "./errors";
-import { internalErrorResponse, recordForbidden, refusalResponse, refusedRequest } from "./refusal-response";
+import {
+  databaseUnavailableResponse,
+  internalErrorResponse,
+  recordForbidden,
+  refusalResponse,
+  refusedRequest,
+} from "./refusal-response";
 import { requireStorable } from "./storable";
 
 export interface RouteContext<P> {
@@ -33,7 +40,8 @@ export function routePattern(request: Request): string {
 /**
  * Every API handler has the same shape: authenticate, authorize, then run. Expected refusals
  * are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
- * authorization, here and nowhere else); anything else is logged and answered with a bare 500.
+ * authorization, here and nowhere else); a database that does not answer is a 503 with
+ * Retry-After; anything else is logged and answered with a bare 500.
  * An answer the OpenAPI document does not give (outside production only) is thrown, not
  * answered: a 500 would hide which route and status are missing from it.
  */
@@ -60,6 +68,10 @@ export function apiRoute<P = Record<string, never>>(
         return answered(route, started, refusalResponse(error));
       } catch (failure) {
         if (failure instanceof UndocumentedAnswer) throw failure;
+        if (isDatabaseUnavailable(failure)) {
+          log.warn({ err: failure, method: request.method, url: request.url }, "the database does not answer");
+          return answered(route, started, databaseUnavailableResponse());
+        }
         log.error({ err: failure, method: request.method, url: request.url }, "request failed");
         return answered(route, started, internalErrorResponse());
       }

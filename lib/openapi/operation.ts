@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { PERMISSIONS, type Permission } from "@/lib/auth/roles";
 import { errorBodySchema } from "./responses";
 
@@ -51,6 +51,10 @@ export const json = (schema: z.ZodType): Record<string, z.ZodType> => ({ "applic
 export const errorAnswer = (description: string): Answer => ({ description, content: json(errorBodySchema) });
 const error = errorAnswer;
 
+const retryAfterHeaders = z.object({
+  "retry-after": z.string().meta({ description: "Seconds to wait before asking again." }),
+});
+
 /** The answers an operation has by its sort; its own `answers` may describe them more closely. */
 function commonAnswers(operation: ApiOperation): Record<number, Answer> {
   const common: Record<number, Answer> = {};
@@ -69,6 +73,12 @@ function commonAnswers(operation: ApiOperation): Record<number, Answer> {
       "The role may not do this (the refusal is written to the decision log), or a signed-in request that changes something came from another site (`cross-site`).",
     );
     common[500] = error("An unexpected failure; its cause is in the server's log only.");
+    common[503] = {
+      ...error(
+        "The database does not answer (restarting, failing over, out of connections): nothing was changed; ask again after `Retry-After` seconds.",
+      ),
+      headers: retryAfterHeaders,
+    };
   }
   return common;
 }

@@ -193,8 +193,12 @@ function query(keys: string[]) {
 
 type Handler = Parameters<typeof call>[0];
 
-/** A path segment for the request URL (the handler gets the parameter itself, as Next passes it). */
-const segment = (value: string) => encodeURIComponent(value.toWellFormed());
+/**
+ * A path segment for the request URL (the handler gets the parameter itself, as Next passes it).
+ * An empty one stays a segment (`_`): no request reaches a route through an empty segment, and
+ * apiRoute names the route it answered for from the path (`/reviews//actions` is no route of app/).
+ */
+const segment = (value: string) => encodeURIComponent(value.toWellFormed()) || "_";
 
 const tokens: Record<string, string> = {};
 let recordIds: string[] = [];

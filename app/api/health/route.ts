@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { DATABASE_RETRY_AFTER_SECONDS } from "@/lib/http/refusal-response";
 
 export const dynamic = "force-dynamic";
 
@@ -7,6 +8,9 @@ export async function GET(): Promise<Response> {
     await db().$queryRaw`SELECT 1`;
     return Response.json({ status: "ok" });
   } catch {
-    return Response.json({ status: "unavailable", error: "the database does not answer" }, { status: 503 });
+    return Response.json(
+      { status: "unavailable", error: "the database does not answer" },
+      { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) } },
+    );
   }
 }
