@@ -24,6 +24,10 @@ const nextConfig = {
   // This folder, not a parent that happens to hold a lockfile too: the project is then the top of
   // .next/standalone, wherever the repository is checked out.
   outputFileTracingRoot: import.meta.dirname,
+  // Code that reads the data folder (the session key, the runtime role's password) makes Next's
+  // tracer copy what it finds there at build time into .next/standalone: local state and secrets
+  // of the build machine must never ship (scripts/build-standalone.ts removes them as well).
+  outputFileTracingExcludes: { "*": [".data/**", ".env", ".env.*"] },
   reactStrictMode: true,
   // The build's static files bypass proxy.ts (which gives every other answer its security
   // headers); they are scripts and styles served by type, never to be sniffed as something else.

@@ -182,6 +182,11 @@ test("the Dockerfile's runtime stage, laid out from the build output, migrates a
     for (const { from, to } of image.copies) {
       await cp(from, inImage(to), { recursive: true, verbatimSymlinks: true });
     }
+    // The build machine's local state and secrets stay behind: its data folder (the session
+    // key) and any .env (next.config.js's tracing excludes, scripts/build-standalone.ts).
+    for (const local of [".data", ".env"]) {
+      expect(existsSync(inImage(path.posix.join(image.workdir, local))), `${local} is not in the image`).toBe(false);
+    }
     for (const folder of image.writable) {
       await mkdir(inImage(folder), { recursive: true });
       if (uid !== undefined) await chown(inImage(folder), uid, uid);

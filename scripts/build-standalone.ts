@@ -12,7 +12,9 @@ import { reportMessage, runMain } from "./run-main";
  * - prisma/migrations, .next/static and public (Next copies neither into the output);
  * - no server.js: Next's own server cannot pass the socket address on (docs/decisions/0017-deployment.md),
  *   so nobody should start it by habit;
- * - no .env: Next copies the one it loaded at build time; an image must not carry one.
+ * - no .env: Next copies the one it loaded at build time; an image must not carry one;
+ * - no .data: the build machine's local state (its session key, its database password), which
+ *   Next's tracer copies when code reads a file there (next.config.js excludes it too).
  */
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -56,7 +58,9 @@ async function main(): Promise<number> {
   }
   await rm(path.join(standalone, "server.js"), { force: true });
   for (const name of await readdir(standalone)) {
-    if (name === ".env" || name.startsWith(".env.")) await rm(path.join(standalone, name), { force: true });
+    if (name === ".env" || name.startsWith(".env.") || name === ".data") {
+      await rm(path.join(standalone, name), { recursive: true, force: true });
+    }
   }
   console.log(`standalone output: .next/standalone (node ${STANDALONE_ENTRY})`);
   return 0;
