@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { reviewFilterSql } from "./filter-sql";
+import { reviewFilterSql, searchModeOf } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";
 import type { ListQuery, ReviewStatus } from "./schema";
 
@@ -53,6 +53,8 @@ export const LIST_LAST_ERROR_CHARS = 300;
 export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const before = query.cursor ? Prisma.sql`AND seq < ${reviewCursor.decode(query.cursor)}` : Prisma.empty;
+  // q's mode first (a B-tree lookup), so the page's query holds only that mode's condition.
+  const search = query.q ? await searchModeOf(query.q) : undefined;
   // `ready` is computed on the page's rows only (the outer query), never on the rows scanned: one
   // primary-key probe of sequence_state per row of the page. (A correlated EXISTS here measured
   // slower than this join.)
@@ -68,7 +70,7 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
     FROM (SELECT seq, id, status, category, reason, kind, message_id, effect_key, sequence_key, sequence, attempts,
                  required_check, version, first_seen_at, last_seen_at, error_class, last_error
             FROM review_records r
-           WHERE ${reviewFilterSql(query, Prisma.sql`r`)} ${before}
+           WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${before}
            ORDER BY seq DESC
            LIMIT ${limit + 1}) page
     LEFT JOIN sequence_state key_state ON key_state.sequence_key = page.sequence_key

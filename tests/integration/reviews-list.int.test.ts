@@ -4,6 +4,8 @@ import { POST as batch } from "@/app/api/v1/reviews/batch/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
 import { GET as stats } from "@/app/api/v1/reviews/stats/route";
+import { db } from "@/lib/db/client";
+import { reviewFilterSql } from "@/lib/reviews/filter-sql";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 
@@ -454,6 +456,110 @@ describe("GET /api/v1/reviews: q (free-text search)", () => {
     const tag = newTag();
     const [quoted] = await seed(tag, [{ payload: { schema: "2021-03", note: `he said "hi" ${tag}` } }]);
     expect(await search(`said "hi" ${tag}`)).toEqual([quoted!.id]);
+  });
+});
+
+describe("GET /api/v1/reviews: q that is exactly an id or a key (B-tree lookups)", () => {
+  const search = async (q: string, extra: Record<string, string> = {}) => ids((await walk({ q, ...extra }, 1)).items);
+
+  /**
+   * `exact` has its own message id, effect key and sequence key; `longer` has keys that start
+   * with them, and `mentions` carries them in its payload. By substring all three would match.
+   */
+  async function keyed(tag: string) {
+    const [exact, longer, mentions] = await seed(tag, [
+      { messageId: `mid-${tag}`, effectKey: `ek-${tag}`, sequenceKey: `sk-${tag}` },
+      { messageId: `mid-${tag}-2`, effectKey: `ek-${tag}-2`, sequenceKey: `sk-${tag}-2` },
+      {
+        status: "resolved",
+        payload: { schema: "2021-03", note: `about mid-${tag}, ek-${tag} and sk-${tag}` },
+      },
+    ]);
+    return { exact: exact!, longer: longer!, mentions: mentions! };
+  }
+
+  it("a whole record id, message id, effect key or sequence key selects the records that have it", async () => {
+    const tag = newTag();
+    const { exact } = await keyed(tag);
+    expect(await search(exact.id)).toEqual([exact.id]);
+    // A UUID is the same UUID in upper case.
+    expect(await search(exact.id.toUpperCase())).toEqual([exact.id]);
+    expect(await search(`mid-${tag}`)).toEqual([exact.id]);
+    expect(await search(`ek-${tag}`)).toEqual([exact.id]);
+    expect(await search(`sk-${tag}`)).toEqual([exact.id]);
+  });
+
+  it("every record of a key, newest first, across pages", async () => {
+    const tag = newTag();
+    const set = await seed(
+      tag,
+      Array.from({ length: 5 }, (_, i) => ({ sequenceKey: `shared-${tag}`, effectKey: `fx-${tag}-${i}` })),
+    );
+    expect(await search(`shared-${tag}`)).toEqual(await newestFirst(set));
+  });
+
+  it("a message id that is a UUID is found by its message id", async () => {
+    const tag = newTag();
+    const messageId = crypto.randomUUID();
+    const [record] = await seed(tag, [{ messageId }]);
+    expect(await search(messageId)).toEqual([record!.id]);
+  });
+
+  it("a UUID that is nobody's id or key answers an empty list, not an error", async () => {
+    const page = await listPage(`q=${crypto.randomUUID()}`);
+    expect(page).toEqual({ items: [], nextCursor: null });
+  });
+
+  it("a part of a key, or a key in another case, is still a substring search", async () => {
+    const tag = newTag();
+    const { exact, longer, mentions } = await keyed(tag);
+    // Not a whole key: every record whose text contains it.
+    expect(await search(`id-${tag}`)).toEqual(await newestFirst([exact, longer, mentions]));
+    expect(await search(`mid-${tag}-`)).toEqual([longer.id]);
+    expect(await search(exact.id.slice(0, 18))).toContain(exact.id);
+    // Keys are case-sensitive, the text search is not: in another case the key is a substring.
+    expect(await search(`MID-${tag.toUpperCase()}`)).toEqual(await newestFirst([exact, longer, mentions]));
+  });
+
+  it("filters narrow the exact-term records; whether q is an exact term does not depend on them", async () => {
+    const tag = newTag();
+    const set = await seed(
+      tag,
+      Array.from({ length: 6 }, (_, i) => ({
+        sequenceKey: `fk-${tag}`,
+        status: i % 2 === 0 ? ("resolved" as const) : ("open" as const),
+        kind: i < 3 ? `k1-${tag}` : `k2-${tag}`,
+      })),
+    );
+    expect(await search(`fk-${tag}`, { status: "open" })).toEqual(
+      await newestFirst(set.filter((r) => r.status === "open")),
+    );
+    expect(await search(`fk-${tag}`, { status: "resolved", kind: `k2-${tag}` })).toEqual(
+      await newestFirst(set.filter((r) => r.status === "resolved" && r.kind === `k2-${tag}`)),
+    );
+    // `mentions` (resolved) contains the term, but the term is a whole key: the filter narrows the
+    // key's records (open), leaving none, rather than switching to the substring search.
+    const other = newTag();
+    const { mentions } = await keyed(other);
+    expect(mentions.status).toBe("resolved");
+    expect(await search(`mid-${other}`, { status: "resolved" })).toEqual([]);
+  });
+
+  it("a bulk selection by filter (the condition without a known mode) selects what the list shows", async () => {
+    const tag = newTag();
+    await keyed(tag);
+    // What lib/operations freezes for a `filter` selection: the same builder, both modes guarded
+    // by the term's EXISTS in one statement.
+    const selected = async (q: string, status?: string[]) => {
+      const rows = await db().$queryRaw<{ id: string }[]>`
+        SELECT id::text AS id FROM review_records
+         WHERE ${reviewFilterSql({ q, status: status as never })} ORDER BY seq DESC`;
+      return rows.map((r) => r.id);
+    };
+    for (const q of [`mid-${tag}`, `ek-${tag}`, `sk-${tag}`, `id-${tag}`, `MID-${tag}`, crypto.randomUUID()]) {
+      expect(await selected(q), q).toEqual(await search(q));
+    }
+    expect(await selected(`mid-${tag}`, ["resolved"])).toEqual([]);
   });
 });
 
