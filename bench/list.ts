@@ -78,14 +78,30 @@ async function main() {
 
     token = (await createApiToken("bench-list", "owner")).token;
 
-    // Reference values from the data itself: one record from the middle of the table to search
-    // for, and the oldest seq, so a cursor near the end of the list can be built the way the API
-    // encodes it.
+    // Reference values from the data itself (lib/seed/synthetic.ts), so every search below
+    // looks for something that exists: the record in the middle of the table (its id, message id
+    // and sequence key), the first record from there on that has an effect key, a rare word (an
+    // amountCents value of six digits: about 250 records carry it), and the oldest seq, so a
+    // cursor near the end of the list can be built the way the API encodes it.
     const client = new pg.Client({ connectionString: url });
     await client.connect();
-    const { rows } = await client.query<{ id: string; message_id: string; sequence_key: string; min_seq: string }>(
-      `SELECT mid.id::text AS id, mid.message_id, mid.sequence_key, (SELECT min(seq) FROM review_records)::text AS min_seq
-         FROM (SELECT id, message_id, sequence_key FROM review_records ORDER BY seq OFFSET $1 LIMIT 1) AS mid`,
+    const { rows } = await client.query<{
+      id: string;
+      message_id: string;
+      sequence_key: string;
+      effect_key: string;
+      rare_word: string;
+      min_seq: string;
+    }>(
+      `WITH mid AS (SELECT seq, id, message_id, sequence_key FROM review_records ORDER BY seq OFFSET $1 LIMIT 1)
+       SELECT mid.id::text AS id, mid.message_id, mid.sequence_key,
+              (SELECT effect_key FROM review_records
+                WHERE seq >= mid.seq AND effect_key IS NOT NULL ORDER BY seq LIMIT 1) AS effect_key,
+              (SELECT message->'payload'->>'amountCents' FROM review_records
+                WHERE seq >= mid.seq AND kind = 'card.charge'
+                  AND (message->'payload'->>'amountCents')::int >= 100000 ORDER BY seq LIMIT 1) AS rare_word,
+              (SELECT min(seq) FROM review_records)::text AS min_seq
+         FROM mid`,
       [Math.floor(RECORDS / 2)],
     );
     await client.end();
@@ -103,12 +119,20 @@ async function main() {
       },
       { label: "kind=card.charge&status=open", filter: "kind=card.charge&status=open", deep: true },
       { label: `sequenceKey=${sample.sequence_key}`, filter: `sequenceKey=${sample.sequence_key}`, deep: false },
-      // About a quarter of all messages (email.send) contain it.
-      { label: "q=example.com (frequent)", filter: "q=example.com", deep: true },
-      // A selective substring: few matches, so the trigram index has to find them.
-      { label: `q=${sample.sequence_key} (few matches)`, filter: `q=${sample.sequence_key}`, deep: false },
+      // q, one row per class of term. The whole ids and keys are exact terms (B-tree lookups);
+      // the words are substring searches (docs/api.md).
+      { label: "q=<record id> (record UUID)", filter: `q=${sample.id}`, deep: false },
       { label: `q=${sample.message_id} (message id)`, filter: `q=${sample.message_id}`, deep: false },
-      { label: `q=<record id> (uuid)`, filter: `q=${sample.id}`, deep: false },
+      {
+        label: `q=${sample.effect_key} (effect key)`,
+        filter: `q=${encodeURIComponent(sample.effect_key)}`,
+        deep: false,
+      },
+      { label: `q=${sample.sequence_key} (sequence key)`, filter: `q=${sample.sequence_key}`, deep: false },
+      { label: `q=${sample.rare_word} (rare word)`, filter: `q=${sample.rare_word}`, deep: false },
+      // About a quarter of all messages (email.send) contain it; receipt about one in twelve.
+      { label: "q=example.com (frequent word)", filter: "q=example.com", deep: true },
+      { label: "q=receipt (frequent word)", filter: "q=receipt", deep: true },
     ];
 
     // The first requests of a process pay for module loading, the pool's connections and the
