@@ -92,7 +92,7 @@ export const listQuerySchema = z.object({
   kind: filterText.optional(),
   sequenceKey: filterText.optional(),
   effectKey: filterText.optional(),
-  /** Exact message id: an index lookup, unlike `q`, whose trigram search grows with the table. */
+  /** Exact message id: an index lookup on the message key. */
   messageId: filterText.optional(),
   errorClass: filterText.optional().meta({ description: "Exactly this error class; `(none)`: records without one." }),
   /**
@@ -110,7 +110,11 @@ export const listQuerySchema = z.object({
     .max(200)
     .refine(noNul, "must not contain NUL characters")
     .optional()
-    .meta({ description: "Searches the record id and the whole message text (trigram)." }),
+    .meta({
+      description:
+        "A whole record id, message id, effect key or sequence key selects the records with it; any other term " +
+        "is a case-insensitive substring search of the record id and the whole message text.",
+    }),
   cursor: z.string().max(100).optional().meta({ description: "The `nextCursor` of the previous page." }),
   limit: z
     .string()
