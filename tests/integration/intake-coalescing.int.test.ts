@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { verifyDecisionLog } from "@/lib/audit/verify";
+import { createApiToken, tokenLookups } from "@/lib/auth/tokens";
 import { intakeCoalescer } from "@/lib/reviews/intake";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
@@ -9,7 +10,9 @@ import { setupTestDatabase, withClient } from "../support/database";
 // (lib/reviews/intake-coalescer.ts, docs/decisions/0018-intake-coalescing.md). What must not
 // change: each request gets its own record and answer, each record its history entry and its own
 // hash-chained decision-log entry under the right actor, repeats of one message count as they do
-// one by one. What must: fewer transactions than requests. About 5 s.
+// one by one; a revoked token is refused from the moment it is revoked (token lookups are joined
+// too, lib/db/batched-lookup.ts, never cached). What must change: fewer transactions and token
+// queries than requests. About 10 s.
 
 const database = setupTestDatabase();
 
@@ -125,5 +128,30 @@ describe("single-record intake under concurrency", () => {
     });
     expect(counts).toEqual([{ report_count: 5, reported: 1, again: 4 }]);
     expect(await verifyDecisionLog(database.current.url)).toMatchObject({ ok: true });
+  });
+});
+
+describe("token lookups under concurrency", () => {
+  it("joins concurrent requests' token lookups, and refuses a revoked token from the moment of revocation", async () => {
+    const { id, token } = await createApiToken(`lookup-${unique()}`, "consumer", "system:test");
+    const lookups = tokenLookups().stats;
+    const before = { ...lookups };
+    const run = unique();
+    const burst = (from: number) =>
+      Array.from({ length: 30 }, (_, i) => call(report, { token, body: reportOf(`msg-lookup-${run}-${from + i}`) }));
+    const accepted = await Promise.all(burst(0));
+    expect(accepted.every((a) => a.status === 201)).toBe(true);
+    // Fewer queries than lookups: the point of joining them.
+    expect(lookups.queries - before.queries).toBeLessThan(lookups.calls - before.calls);
+
+    // Requests in flight while the token is revoked, then requests made after the revocation
+    // committed: every one of the latter must be refused, however the lookups were joined.
+    const inFlight = burst(100);
+    await withClient(database.current.url, (c) =>
+      c.query(`UPDATE api_tokens SET revoked_at = now(), revoked_by = 'system:test' WHERE id = $1`, [id]),
+    );
+    const after = await Promise.all(burst(200));
+    expect(after.map((a) => a.status)).toEqual(after.map(() => 401));
+    await Promise.all(inFlight);
   });
 });
