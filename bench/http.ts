@@ -144,7 +144,7 @@ async function run(
   target: Console,
   token: string,
   mode: string,
-  options: { path: string; requests: number; connections: number; recordsPerRequest: number },
+  options: { path: string; requests: number; connections: number; recordsPerRequest: number; anonymous?: boolean },
 ): Promise<ModeResult> {
   const latencies: number[] = [];
   let accepted = 0;
@@ -154,7 +154,9 @@ async function run(
     connections: options.connections,
     amount: options.requests,
     timeout: 60,
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers: options.anonymous
+      ? { "content-type": "application/json" }
+      : { authorization: `Bearer ${token}`, "content-type": "application/json" },
     requests: [
       {
         method: "POST",
@@ -251,6 +253,17 @@ async function main() {
           recordsPerRequest: BATCH_SIZE,
         }),
       );
+      // The floor: the same request without a token is refused (401) before any database work, so
+      // its CPU time is what Next, proxy.ts and apiRoute cost per request by themselves.
+      results.push(
+        await run(target, token, "floor: 401, no database", {
+          path: "/api/v1/reviews",
+          requests: SINGLE_REQUESTS,
+          connections: 32,
+          recordsPerRequest: 1,
+          anonymous: true,
+        }),
+      );
 
       console.log(
         `\n${table(
@@ -295,6 +308,11 @@ async function main() {
         `\nrecords accepted (2xx): ${accepted}, in the database: ${records}, intake log entries: ${entries} ` +
           (accepted === records && records === entries ? "(equal)" : "(MISMATCH)"),
       );
+      // How many transactions wrote them: fewer than records when single-record requests shared statements.
+      const transactions = await client.query<{ n: string }>(
+        "SELECT count(DISTINCT xmin::text) AS n FROM decision_log WHERE action IN ('review.reported', 'review.reported-again')",
+      );
+      console.log(`transactions that wrote them: ${transactions.rows[0]!.n}`);
       const verdict = await verifyDecisionLog(url);
       console.log(
         `decision log chain: ${verdict.ok ? `verified, ${verdict.entries} entries` : `BROKEN at ${verdict.brokenSeq}: ${verdict.problem}`}`,
