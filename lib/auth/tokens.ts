@@ -77,7 +77,7 @@ export async function createApiToken(
 /** `last_used_at` is coarse: written at most once per this many seconds per token. */
 export const LAST_USED_GRANULARITY_SECONDS = 60;
 
-interface TokenRow {
+export interface TokenRow {
   tokenHash: string;
   id: string;
   name: string;
@@ -102,7 +102,7 @@ export async function findTokenActor(token: string): Promise<TokenActor | null> 
 }
 
 /** The rows of these token hashes, one query for all of them. */
-async function tokenRows(hashes: string[]): Promise<Map<string, TokenRow>> {
+export async function tokenRows(hashes: string[]): Promise<Map<string, TokenRow>> {
   const rows = await db().$queryRaw<TokenRow[]>`
     SELECT token_hash AS "tokenHash", id::text, name, role::text AS role,
            revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
