@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
+import { BatchedLookup } from "@/lib/db/batched-lookup";
 import { log } from "@/lib/log";
 import type { Role } from "./roles";
 
@@ -76,7 +77,8 @@ export async function createApiToken(
 /** `last_used_at` is coarse: written at most once per this many seconds per token. */
 export const LAST_USED_GRANULARITY_SECONDS = 60;
 
-interface TokenRow {
+export interface TokenRow {
+  tokenHash: string;
   id: string;
   name: string;
   role: Role;
@@ -88,17 +90,36 @@ interface TokenRow {
  * The token's actor, or null when it is unknown, revoked or expired (a 401 for the caller). Its
  * `last_used_at` is moved on at most once a minute: one small write per token per minute, not one
  * per request. Expiry is judged by the database's clock, like every other time here.
+ *
+ * Every call is answered by a query sent after the call was made (tokenLookups), so a token
+ * revoked or expired before the request arrived is always refused: nothing is cached.
  */
 export async function findTokenActor(token: string): Promise<TokenActor | null> {
-  const rows = await db().$queryRaw<TokenRow[]>`
-    SELECT id::text, name, role::text AS role,
-           revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
-           COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS "usedRecently"
-      FROM api_tokens WHERE token_hash = ${hashToken(token)}`;
-  const row = rows[0];
+  const row = await tokenLookups().find(hashToken(token));
   if (!row?.usable) return null;
   if (!row.usedRecently) await touchLastUsed(row.id);
   return { kind: "token", id: row.id, name: row.name, role: row.role };
+}
+
+/** The rows of these token hashes, one query for all of them. */
+export async function tokenRows(hashes: string[]): Promise<Map<string, TokenRow>> {
+  const rows = await db().$queryRaw<TokenRow[]>`
+    SELECT token_hash AS "tokenHash", id::text, name, role::text AS role,
+           revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
+           COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS "usedRecently"
+      FROM api_tokens WHERE token_hash = ANY(${hashes}::text[])`;
+  return new Map(rows.map((row) => [row.tokenHash, row]));
+}
+
+// On globalThis: Next may load this module twice; both copies share the queue.
+const shared = globalThis as unknown as { reviewConsoleTokenLookups?: BatchedLookup<string, TokenRow> };
+
+/**
+ * Token lookups of concurrent requests, joined: every API request looks its token up, and one
+ * query per request was a database round trip per request (docs/decisions/0018-intake-coalescing.md).
+ */
+export function tokenLookups(): BatchedLookup<string, TokenRow> {
+  return (shared.reviewConsoleTokenLookups ??= new BatchedLookup(tokenRows));
 }
 
 async function touchLastUsed(id: string): Promise<void> {

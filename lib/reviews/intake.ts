@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import { countDecisions } from "@/lib/metrics/decisions";
+import { IntakeCoalescer } from "./intake-coalescer";
 import type { ReportInput, ReviewStatus } from "./schema";
 
 export interface IntakeResult {
@@ -179,4 +180,20 @@ export async function intakeReports(inputs: Report[], actor: Actor): Promise<Int
   if (plan.length === 1) await run(db());
   else await db().$transaction((tx) => run(tx));
   return results;
+}
+
+// On globalThis: Next may load this module twice, and both copies must join the same queue.
+const shared = globalThis as unknown as { reviewConsoleIntakeCoalescer?: IntakeCoalescer };
+
+/** The process's coalescer of single-record intake (lib/reviews/intake-coalescer.ts). */
+export function intakeCoalescer(): IntakeCoalescer {
+  return (shared.reviewConsoleIntakeCoalescer ??= new IntakeCoalescer(intakeReports));
+}
+
+/**
+ * Records one report as intakeReports would, but shares its statement with the same actor's
+ * reports that arrive at the same time: same records, history and log entries, fewer commits.
+ */
+export function intakeReport(report: Report, actor: Actor): Promise<IntakeResult> {
+  return intakeCoalescer().intake(report, actor);
 }

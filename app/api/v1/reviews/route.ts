@@ -1,6 +1,6 @@
 import { objectMembers, sliceSpan } from "@review-console/contract";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
-import { intakeReports } from "@/lib/reviews/intake";
+import { intakeReport } from "@/lib/reviews/intake";
 import { listReviews } from "@/lib/reviews/list";
 import { listQuerySchema, reportSchema } from "@/lib/reviews/schema";
 
@@ -12,8 +12,8 @@ export const GET = apiRoute("reviews.read", async ({ request }) => {
 export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
   const { data, text } = await parseJsonBody(request, reportSchema, { asReceived: true });
   const rawMessage = sliceSpan(text, objectMembers(text, 0).get("message"));
-  const [result] = await intakeReports([{ input: data, rawMessage }], actor);
-  if (!result) throw new Error("intake returned nothing");
+  // Joined with concurrent reports of the same actor into one statement (lib/reviews/intake-coalescer.ts).
+  const result = await intakeReport({ input: data, rawMessage }, actor);
   return Response.json(
     { id: result.id, status: result.status, attempts: result.attempts },
     { status: result.created ? 201 : 200 },

@@ -1,0 +1,115 @@
+import type { Actor } from "@/lib/auth/actor";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
+import { MAX_BATCH } from "./schema";
+import type { IntakeResult, Report } from "./intake";
+
+// Single-record intake (POST /api/v1/reviews) joined into shared intake statements
+// (docs/decisions/0018-intake-coalescing.md). Every decision-log append holds the chain head's
+// row lock until its transaction commits, so one statement per request means one commit (one
+// WAL flush) after another: with many concurrent clients the requests queue for the lock, not
+// for the CPU. Requests of one actor that arrive while that actor's statements are running wait
+// for the next statement and go in it together: one statement, one commit, one chain lock for
+// all of them, and still one record, one history entry and one hash-chained log entry each.
+//
+// No timer: a request that finds nothing running is sent at once, so an idle console answers as
+// fast as before; the statements grow only while requests actually queue.
+
+export type IntakeRunner = (reports: Report[], actor: Actor) => Promise<IntakeResult[]>;
+
+interface Waiting {
+  report: Report;
+  resolve: (result: IntakeResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Lane {
+  actor: Actor;
+  waiting: Waiting[];
+  running: number;
+}
+
+export interface IntakeCoalescerOptions {
+  /** Statements of one actor running at once: the next one's work overlaps the last one's commit. */
+  concurrency?: number;
+  /** Reports per statement at most, as a batch request may send. */
+  maxReports?: number;
+}
+
+export class IntakeCoalescer {
+  private readonly lanes = new Map<string, Lane>();
+  private readonly concurrency: number;
+  private readonly maxReports: number;
+  /** Statements sent and how many reports they carried: for tests and the bench. */
+  readonly stats = { statements: 0, reports: 0, largest: 0, retriedAlone: 0 };
+
+  constructor(
+    private readonly run: IntakeRunner,
+    options: IntakeCoalescerOptions = {},
+  ) {
+    this.concurrency = options.concurrency ?? 2;
+    this.maxReports = options.maxReports ?? MAX_BATCH;
+  }
+
+  /** Records one report as `actor`; resolves with its own result once its statement committed. */
+  intake(report: Report, actor: Actor): Promise<IntakeResult> {
+    // The actor is written into every row (history, log), so only one actor's reports share a statement.
+    const key = `${actor.kind}\u0000${actor.id}\u0000${actor.label}\u0000${actor.role}`;
+    let lane = this.lanes.get(key);
+    if (!lane) {
+      lane = { actor, waiting: [], running: 0 };
+      this.lanes.set(key, lane);
+    }
+    const promise = new Promise<IntakeResult>((resolve, reject) => lane.waiting.push({ report, resolve, reject }));
+    this.pump(key, lane);
+    return promise;
+  }
+
+  private pump(key: string, lane: Lane): void {
+    while (lane.running < this.concurrency && lane.waiting.length > 0) {
+      const group = lane.waiting.splice(0, this.maxReports);
+      lane.running++;
+      void this.send(lane.actor, group).finally(() => {
+        lane.running--;
+        if (lane.waiting.length > 0) this.pump(key, lane);
+        else if (lane.running === 0) this.lanes.delete(key);
+      });
+    }
+  }
+
+  private async send(actor: Actor, group: Waiting[]): Promise<void> {
+    this.stats.statements++;
+    this.stats.reports += group.length;
+    this.stats.largest = Math.max(this.stats.largest, group.length);
+    let results: IntakeResult[];
+    try {
+      results = await this.run(
+        group.map((w) => w.report),
+        actor,
+      );
+    } catch (error) {
+      // The statement (or its transaction) rolled back: nothing of the group was recorded. A
+      // database that does not answer fails each request as it would have failed alone (a 503);
+      // any other failure may be one report's doing, so each is tried again on its own and gets
+      // the answer it would have had without company.
+      if (group.length === 1 || isDatabaseUnavailable(error)) {
+        for (const w of group) w.reject(error);
+        return;
+      }
+      this.stats.retriedAlone += group.length;
+      await Promise.all(
+        group.map((w) =>
+          this.run([w.report], actor).then(
+            ([result]) => (result ? w.resolve(result) : w.reject(new Error("intake returned nothing"))),
+            w.reject,
+          ),
+        ),
+      );
+      return;
+    }
+    group.forEach((w, i) => {
+      const result = results[i];
+      if (result) w.resolve(result);
+      else w.reject(new Error("intake returned nothing"));
+    });
+  }
+}
