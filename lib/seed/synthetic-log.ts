@@ -147,7 +147,7 @@ async function* logRows(
     if ((i + 1) % PROGRESS_EVERY === 0) onProgress?.(i + 1);
   }
   if (lines.length) yield lines.join("\n") + "\n";
-  onProgress?.(count);
+  if (count % PROGRESS_EVERY !== 0) onProgress?.(count);
 }
 
 /**
