@@ -77,10 +77,11 @@ export async function reviewGroups(
        LIMIT ${MAX_GROUPS + 1}
     )
     SELECT t.kind, t.reason, t.error_class AS "errorClass", t.n, t.newest,
-           (SELECT min((SELECT min(r.first_seen_at) FROM review_records r
+           (SELECT min((SELECT r.first_seen_at FROM review_records r
                          WHERE r.status = c.status AND r.category = c.category
                            AND COALESCE(r.kind, '(none)') = COALESCE(c.kind, '(none)') AND r.reason = c.reason
-                           AND COALESCE(r.error_class, '(none)') = COALESCE(c.error_class, '(none)')))
+                           AND COALESCE(r.error_class, '(none)') = COALESCE(c.error_class, '(none)')
+                         ORDER BY r.first_seen_at LIMIT 1))
               FROM cells c
              WHERE c.kind IS NOT DISTINCT FROM t.kind AND c.reason = t.reason
                AND c.error_class IS NOT DISTINCT FROM t.error_class) AS oldest
