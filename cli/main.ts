@@ -67,9 +67,12 @@ program
   .command("seed")
   .description("load data: --records N synthetic records for benchmarks, or --demo for the demo set")
   .option("--records <n>", "number of synthetic records", positiveInt)
+  .option("--log-entries <n>", "number of synthetic decision-log entries (a valid hash chain)", positiveInt)
   .option("--demo", "demo users, tokens and records (only into an empty database)")
-  .action(async (options: { records?: number; demo?: boolean }) => {
-    if (!options.records && !options.demo) throw new CliError("say what to seed: --records <n> or --demo");
+  .action(async (options: { records?: number; logEntries?: number; demo?: boolean }) => {
+    if (!options.records && !options.logEntries && !options.demo) {
+      throw new CliError("say what to seed: --records <n>, --log-entries <n> or --demo");
+    }
     await withDatabase(async (url) => {
       if (options.demo) {
         const { isEmpty, seedDemo } = await import("@/lib/seed/demo");
@@ -86,6 +89,14 @@ program
         });
         process.stderr.write("\n");
         console.log(`ok ${result.inserted} synthetic records in ${(result.ms / 1000).toFixed(1)} s`);
+      }
+      if (options.logEntries) {
+        const { seedSyntheticLogEntries } = await import("@/lib/seed/synthetic-log");
+        const result = await seedSyntheticLogEntries(url, options.logEntries, {
+          onProgress: (done) => process.stderr.write(`\r${done} entries`),
+        });
+        process.stderr.write("\n");
+        console.log(`ok ${result.inserted} synthetic decision-log entries in ${(result.ms / 1000).toFixed(1)} s`);
       }
     });
   });

@@ -21,6 +21,10 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   review_record_counts: ["SELECT"],
   replay_counts: ["SELECT"],
   operation_pending_counts: ["SELECT"],
+  // 20261201040000: the grouped view's counts (kept like the others) and the log's time order
+  // (written only by that migration).
+  review_group_counts: ["SELECT"],
+  decision_log_time_order: ["SELECT"],
 };
 const DEFAULT_TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE"];
 /** What the append-only tables must not allow, whatever PUBLIC or anyone else granted. */

@@ -3,7 +3,7 @@ import type { AuditEntry } from "@/lib/audit/schema";
 import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations/types";
 import type { OutcomeResult } from "@/lib/replays/outcome";
 import type { ReviewDetail } from "@/lib/reviews/detail";
-import type { ReviewGroup } from "@/lib/reviews/groups";
+import type { GroupEstimate, ReviewGroup } from "@/lib/reviews/groups";
 import type { ReviewQueueItem } from "@/lib/reviews/list";
 import type { ReviewStats } from "@/lib/reviews/stats";
 import type { TokenView } from "@/lib/tokens/token-view";
@@ -24,7 +24,9 @@ type WithCategory<T> = Omit<T, "category"> & { category: z.output<typeof body.re
 export type ResponseTypesAgree = [
   Holds<Accepts<typeof body.reviewListItemSchema, WithCategory<ReviewQueueItem>>>,
   Holds<Accepts<typeof body.reviewStatsSchema, ReviewStats>>,
-  Holds<Accepts<typeof body.reviewGroupsSchema, { groups: ReviewGroup[]; truncated: boolean }>>,
+  Holds<
+    Accepts<typeof body.reviewGroupsSchema, { groups: ReviewGroup[]; truncated: boolean; estimates: GroupEstimate[] }>
+  >,
   Holds<Accepts<typeof body.reviewDetailSchema, WithCategory<ReviewDetail> & { message: unknown }>>,
   Holds<Accepts<typeof body.outcomeResultSchema, OutcomeResult>>,
   Holds<Accepts<typeof body.auditEntrySchema, AuditEntry>>,

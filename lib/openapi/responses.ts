@@ -105,12 +105,19 @@ export const reviewGroupsSchema = z.object({
       kind: z.string().nullable(),
       reason: z.string(),
       errorClass: z.string().nullable(),
-      count: z.int(),
-      oldestFirstSeenAt: instant,
-      newestLastSeenAt: instant,
+      count: z.int().meta({ description: "Exact: kept by the database in the same transaction as each change." }),
+      oldestFirstSeenAt: instant.meta({ description: "Exact: the group's oldest first sighting." }),
+      newestLastSeenAt: instant.meta({
+        description:
+          "An estimate (named in `estimates`): the latest sighting of a record while it was in the group, " +
+          "which may be a record that has left the group since.",
+      }),
     }),
   ),
   truncated: z.boolean().meta({ description: "True when there were more than 200 groups." }),
+  estimates: z
+    .array(z.literal("newestLastSeenAt"))
+    .meta({ description: "The group fields that are estimates, not exact figures." }),
 });
 
 const recordOperationRefSchema = z.object({

@@ -36,6 +36,24 @@ describe("review-console", () => {
     expect(bad.out).toMatch(/argument 'root' is invalid/);
   }, 60_000);
 
+  it("seed --log-entries continues the chain from its head: audit verify accepts it, and appends after it too", async () => {
+    cli(["token", "add", "--name", "before-seed", "--role", "owner"]);
+    const seeded = cli(["seed", "--log-entries", "3000"]);
+    expect(seeded, seeded.out).toMatchObject({ code: 0 });
+    expect(seeded.stdout).toMatch(/^ok 3000 synthetic decision-log entries in [\d.]+ s$/m);
+    cli(["token", "add", "--name", "after-seed", "--role", "owner"]);
+    const [{ n }] = await sql(`SELECT count(*)::int AS n FROM decision_log`);
+    const ok = cli(["audit", "verify"]);
+    expect(ok, ok.out).toMatchObject({ code: 0 });
+    expect(ok.stdout.trim()).toBe(`ok ${n} entries`);
+    // `at` rises with seq across the seeded entries and the appends around them.
+    const disorder = await sql(
+      `SELECT seq FROM (SELECT seq, at, lag(at) OVER (ORDER BY seq) AS previous FROM decision_log) AS l
+        WHERE at <= previous`,
+    );
+    expect(disorder).toEqual([]);
+  }, 120_000);
+
   it("audit verify prints ok <n> entries, and after tampering exits 1 naming the entry", async () => {
     cli(["token", "add", "--name", "a", "--role", "owner"]);
     cli(["token", "add", "--name", "b", "--role", "owner"]);

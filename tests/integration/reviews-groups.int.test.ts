@@ -277,7 +277,7 @@ describe("GET /api/v1/reviews/groups", () => {
     expect(counts).toEqual([...counts].sort((a, b) => b - a));
   });
 
-  it("reports the oldest first sighting and the newest last sighting of each group", async () => {
+  it("reports the oldest first sighting exactly, from the records still in the group", async () => {
     const tag = newTag();
     const seeded = await seed(tag, [
       { reason: `times-${tag}`, lastError: "ETIMEDOUT a" },
@@ -285,26 +285,63 @@ describe("GET /api/v1/reviews/groups", () => {
       { reason: `times-${tag}`, lastError: "ETIMEDOUT c", status: "resolved" },
     ]);
     await sql(
-      `UPDATE review_records SET first_seen_at = v.first::timestamptz, last_seen_at = v.last::timestamptz
-         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS v(id, first, last) WHERE review_records.id = v.id`,
-      [
-        seeded.map((s) => s.id),
-        ["2026-01-05T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2025-01-01T00:00:00.000Z"],
-        ["2026-03-01T00:00:00.000Z", "2026-02-01T00:00:00.000Z", "2027-01-01T00:00:00.000Z"],
-      ],
+      `UPDATE review_records SET first_seen_at = v.first::timestamptz
+         FROM unnest($1::uuid[], $2::text[]) AS v(id, first) WHERE review_records.id = v.id`,
+      [seeded.map((s) => s.id), ["2026-01-05T00:00:00.000Z", "2026-01-02T00:00:00.000Z", "2025-01-01T00:00:00.000Z"]],
     );
-    const got = await groups({ kind: `kind-${tag}` });
-    // The resolved record is not active: its older first and newer last sighting do not count.
-    expect(got).toEqual([
-      {
-        kind: `kind-${tag}`,
-        reason: `times-${tag}`,
-        errorClass: "ETIMEDOUT",
-        count: 2,
-        oldestFirstSeenAt: "2026-01-02T00:00:00.000Z",
-        newestLastSeenAt: "2026-03-01T00:00:00.000Z",
-      },
+    // The resolved record is not active: its older first sighting does not count.
+    expect(await groups({ kind: `kind-${tag}` })).toEqual([
+      expect.objectContaining({ reason: `times-${tag}`, count: 2, oldestFirstSeenAt: "2026-01-02T00:00:00.000Z" }),
     ]);
+    // The oldest leaves the group: the next one is the oldest, at once (no fold needed).
+    await sql(`UPDATE review_records SET status = 'cancelled' WHERE id = $1`, [seeded[1]!.id]);
+    expect(await groups({ kind: `kind-${tag}` })).toEqual([
+      expect.objectContaining({ count: 1, oldestFirstSeenAt: "2026-01-05T00:00:00.000Z" }),
+    ]);
+    // A group without a kind or an error class (NULL in the index's coalesce) is found as well.
+    const nulls = await seed(`${tag}n`, [{ reason: `nulls-${tag}`, kind: null }]);
+    await sql(`UPDATE review_records SET first_seen_at = '2024-06-01T00:00:00Z' WHERE id = $1`, [nulls[0]!.id]);
+    expect(await groups({ reason: `nulls-${tag}` })).toEqual([
+      expect.objectContaining({
+        kind: null,
+        errorClass: null,
+        count: 1,
+        oldestFirstSeenAt: "2024-06-01T00:00:00.000Z",
+      }),
+    ]);
+  });
+
+  it("reports the latest sighting in the group as newestLastSeenAt, and labels it an estimate", async () => {
+    const tag = newTag();
+    const seeded = await seed(tag, [
+      { reason: `seen-${tag}`, lastError: "E1" },
+      { reason: `seen-${tag}`, lastError: "E1" },
+    ]);
+    const lastSeen = async () =>
+      (
+        await sql(`SELECT max(last_seen_at) AS t FROM review_records WHERE id = ANY($1::uuid[])`, [
+          seeded.map((s) => s.id),
+        ])
+      )[0].t as Date;
+    const answer = await call(groupsRoute, { token: reader, path: `/api/v1/reviews/groups?kind=kind-${tag}` });
+    expect(answer.body.estimates).toEqual(["newestLastSeenAt"]);
+    expect(answer.body.groups[0].newestLastSeenAt).toBe((await lastSeen()).toISOString());
+    // A repeated report moves it (the count stays).
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await call(batch, {
+      token: consumer,
+      path: "/api/v1/reviews/batch",
+      body: { records: [reportFor(tag, { reason: `seen-${tag}`, lastError: "E1" }, 1)] },
+    });
+    const moved = (await groups({ kind: `kind-${tag}` }))[0]!;
+    expect(moved.count).toBe(2);
+    expect(moved.newestLastSeenAt).toBe((await lastSeen()).toISOString());
+    // The estimate: once the record seen last leaves, the group keeps its sighting (an upper bound
+    // of the records still in it), never earlier than theirs.
+    await sql(`UPDATE review_records SET status = 'resolved' WHERE id = $1`, [seeded[1]!.id]);
+    const after = (await groups({ kind: `kind-${tag}` }))[0]!;
+    expect(after.count).toBe(1);
+    expect(after.newestLastSeenAt).toBe(moved.newestLastSeenAt);
   });
 
   it("filters by status, category, kind and reason", async () => {
@@ -353,7 +390,11 @@ describe("GET /api/v1/reviews/groups", () => {
       token: reader,
       path: `/api/v1/reviews/groups?kind=kind-${tag}&reason=many-${tag}-007`,
     });
-    expect(small.body).toEqual({ groups: [expect.objectContaining({ count: 1 })], truncated: false });
+    expect(small.body).toEqual({
+      groups: [expect.objectContaining({ count: 1 })],
+      truncated: false,
+      estimates: ["newestLastSeenAt"],
+    });
   });
 
   it("answers 400 naming the bad filter, 401 without a token and 403 to a consumer", async () => {
