@@ -20,7 +20,8 @@ import {
   PermanentFailure,
 } from "@review-console/consumer";
 import { inProcessRuntime } from "@/lib/worker/in-process";
-import { uniqueName } from "@/lib/worker/harness";
+import { connectRedis, deleteStreams, eventually, redisReachable, startWorker, uniqueName } from "@/lib/worker/harness";
+import { publish } from "@review-console/consumer/redis";
 import { setupTestDatabase } from "../support/database";
 
 const database = setupTestDatabase();
@@ -101,8 +102,8 @@ function message(key: string, action = "ok", sequence = 1, deliveryCount = 1): I
 }
 
 const rowsOf = (prefix: string) =>
-  sql<{ effect_key: string; sequence_key: string; txid: string; id: string }>(
-    `SELECT effect_key, sequence_key, txid, id::text FROM batch_rows WHERE effect_key LIKE $1 ORDER BY id`,
+  sql<{ effect_key: string; sequence_key: string; txid: string }>(
+    `SELECT effect_key, sequence_key, txid FROM batch_rows WHERE effect_key LIKE $1 ORDER BY batch_rows.id`,
     [`${prefix}%`],
   );
 const journalOf = (prefix: string) =>
@@ -231,6 +232,68 @@ describe("a batch", () => {
     const rows = await rowsOf(p);
     expect(rows.map((r) => r.sequence_key).sort()).toEqual([`${p}-0`, `${p}-2`, `${p}-3`]);
     expect((await journalOf(p)).map((j) => j.effect_key).sort()).toEqual([`${p}-0:1`, `${p}-2:1`, `${p}-3:1`]);
+  });
+});
+
+const redisUp = await redisReachable();
+
+describe.skipIf(!redisUp && !process.env.CI)("a batching worker on Redis Streams", () => {
+  it("applies every message of many keys in order, in batches, and acks each one (nothing left pending)", async () => {
+    const p = uniqueName("redis");
+    const stream = `rc-batch-${p}`;
+    const redis = await connectRedis();
+    // A backlog, as after a burst: all 200 entries are in the stream before the worker starts.
+    const keys = 40;
+    const sequences = 5;
+    const entries = [];
+    for (let s = 1; s <= sequences; s++) {
+      for (let k = 0; k < keys; k++) {
+        entries.push(message(`${p}-${k}`, k === 7 && s === sequences ? "throw" : "ok", s).body.text);
+      }
+    }
+    for (const entry of entries) await publish(redis, stream, entry);
+    const worker = startWorker(
+      {
+        name: p,
+        registry,
+        replays: false,
+        batch: { maxMessages: 8, lingerMs: 5 },
+        handlers: {
+          "batch.case": {
+            effect: "local",
+            apply: ({ tx, envelope, effectKey }) =>
+              act(tx, effectKey, envelope.sequenceKey, (envelope.payload as unknown as { action: string }).action),
+          },
+        },
+      },
+      { stream, group: "batch", consumer: "w1", concurrency: 2, batchSize: 50, maxInMemory: 100 },
+    );
+    try {
+      await eventually(
+        () => worker.outcomes.filter((o) => o.outcome.type === "applied" || o.outcome.type === "review").length >= 200,
+        60_000,
+        "every message answered",
+      );
+      const rows = await rowsOf(p);
+      expect(rows).toHaveLength(199);
+      // Per key in sequence order; many keys to a transaction.
+      const last = new Map<string, number>();
+      for (const r of rows) {
+        const sequence = Number(r.effect_key.split(":").at(-1));
+        expect(sequence).toBeGreaterThan(last.get(r.sequence_key) ?? 0);
+        last.set(r.sequence_key, sequence);
+      }
+      expect(new Set(rows.map((r) => r.txid)).size).toBeLessThan(100);
+      await eventually(
+        async () => (await redis.xPending(stream, "batch")).pending === 0,
+        10_000,
+        "every entry acknowledged",
+      );
+    } finally {
+      await worker.stop();
+      await deleteStreams(redis);
+      await redis.quit();
+    }
   });
 });
 
