@@ -127,7 +127,7 @@ export class ConsumerRuntime {
   readonly gapGraceMs: number;
   /** The metrics hook, guarded: a failing one is logged, never fails a message. */
   readonly metrics: ConsumerMetrics;
-  /** Messages committed together at most: 1 when batching is off. */
+  /** Messages committed together at most: 1 when batching is off (or the worker has no local handler). */
   readonly batchMessages: number;
   private readonly handlers: Map<string, Handler>;
   private readonly batcher: Batcher<BatchItem, Outcome> | null;
@@ -154,7 +154,10 @@ export class ConsumerRuntime {
     this.gapGraceMs = options.gapGraceMs ?? 2000;
     this.log = (options.logger ?? jsonLogger()).child({ component: "consumer", consumer: options.name });
     this.metrics = guardedMetrics(options.metrics ?? noMetrics, this.log);
-    const batch = batchSettings(options.batch);
+    // Without a local handler there is nothing to batch: the transports keep their key count.
+    const hasLocal = [...this.handlers.values()].some((h) => h.effect === "local");
+    const settings = batchSettings(options.batch);
+    const batch = hasLocal ? settings : null;
     this.batchMessages = batch?.maxMessages ?? 1;
     this.batcher = batch && batch.maxMessages > 1 ? new Batcher(batch, (items) => this.runBatch(items)) : null;
   }
