@@ -582,13 +582,18 @@ async function verify(e: Evidence): Promise<number> {
         .join(", ")}`,
     );
   const poisoned = ledgerEnvelopes.filter((e) => (e.payload as { poison?: boolean }).poison);
+  // Never applied, always on record: `ledger-refused` when its handler ran, else the reason its key
+  // was held for before it (a sequence gap once an earlier message of the key is on record).
   const poisonedBad = poisoned.filter(
     (e) =>
       ledgerRows.has(String(e.effectKey)) ||
-      !records.some((r) => r.message_id === String(e.id) && r.reason === "ledger-refused"),
+      byEffect.get(String(e.effectKey))?.state === "applied" ||
+      !recorded.has(String(e.id)),
   );
-  if (poisonedBad.length > 0)
-    violations.push(`${poisonedBad.length} poisoned ledger entries applied or without their ledger-refused record`);
+  const refused = poisoned.filter((e) =>
+    records.some((r) => r.message_id === String(e.id) && r.reason === "ledger-refused"),
+  ).length;
+  if (poisonedBad.length > 0) violations.push(`${poisonedBad.length} poisoned ledger entries applied or not on record`);
   const mismatched = await q<{ sequence_key: string }>(
     `SELECT s.sequence_key FROM sequence_state s
        LEFT JOIN (SELECT sequence_key, max(sequence) AS top FROM effect_journal WHERE state = 'applied' GROUP BY 1) j
@@ -658,7 +663,7 @@ async function verify(e: Evidence): Promise<number> {
   line("ledger rows written / written twice / out of order", `${ledger.length} / ${ledgerTwice} / ${ledgerOutOfOrder}`);
   line(
     "poisoned ledger entries on record, not applied",
-    `${poisoned.length - poisonedBad.length} of ${poisoned.length}`,
+    `${poisoned.length - poisonedBad.length} of ${poisoned.length} (${refused} refused by their handler, the rest held behind their key)`,
   );
   line(
     "dropped answers ended as effect-result-unknown",
