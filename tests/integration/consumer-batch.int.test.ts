@@ -5,7 +5,8 @@
  * key never share a batch and are decided in order, nothing is answered (so acknowledged) before
  * the batch commits, a batch redelivered after its commit is suppressed, and a batch that cannot
  * commit as a whole falls back to one transaction per message. Runs ConsumerRuntime.process
- * directly (the transports ack only what it returns); no broker needed. About 5 s.
+ * directly (the transports ack only what it returns), and one batching worker on Redis Streams
+ * (skipped without Redis on a person's machine). About 10 s here.
  */
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
