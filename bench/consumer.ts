@@ -1,5 +1,10 @@
 import "dotenv/config";
+import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { z } from "zod";
 import { createKindRegistry } from "@review-console/contract";
 import {
@@ -27,6 +32,14 @@ import { ms, summarize, table, withBenchDatabase } from "./support";
  *   INSERT per transaction   BEGIN; INSERT one row; COMMIT, as a handler writes its effect
  *                            without the runtime: the baseline of the target (>= 0.7x).
  *   INSERT, autocommit       the INSERT alone in its implicit transaction: one round trip, the floor.
+ *
+ * At C=4 also `consumer, batched`: the same queued INSERT with the runtime's batching on
+ * (`batch: { maxMessages: BENCH_BATCH_MESSAGES (32), lingerMs: BENCH_BATCH_LINGER_MS (2) }`), fed
+ * with C x maxMessages keys at once as a transport feeds it, so about C transactions run at once
+ * like the baselines' C connections; `batched ratio` is its rate over the INSERT per transaction
+ * at the same C. Then the machine's ceiling for one-row transactions, pgbench (a one-row INSERT
+ * per transaction, 4 and 8 clients, when `pgbench` is on the PATH; else the same from node), and
+ * the batched mode's share of it.
  *
  * The broker is left out on purpose: this is the database path a message takes, the part the
  * runtime adds. Each rate is all of a mode's messages over all of its time.
@@ -56,10 +69,21 @@ const registry = createKindRegistry([
 
 const CONSUMER_QUEUED = "consumer, handler queues its INSERT";
 const CONSUMER_NOW = "consumer, handler INSERTs now";
+const CONSUMER_BATCHED = "consumer, batched";
 const MODES = ["INSERT per transaction", "INSERT, autocommit", CONSUMER_QUEUED, CONSUMER_NOW] as const;
-type Mode = (typeof MODES)[number];
+const ALL_MODES = [...MODES, CONSUMER_BATCHED] as const;
+type Mode = (typeof ALL_MODES)[number];
+const BATCH_C = 4;
+const BATCH = {
+  maxMessages: Number(process.env.BENCH_BATCH_MESSAGES ?? 32),
+  lingerMs: Number(process.env.BENCH_BATCH_LINGER_MS ?? 2),
+};
+/** A batched round is longer: C x maxMessages messages are in hand at once. */
+const BATCH_ROUND = Number(process.env.BENCH_BATCH_ROUND ?? MESSAGES * 5);
+const BATCH_TARGET = 2.0;
+const modesAt = (c: number): readonly Mode[] => (c === BATCH_C ? ALL_MODES : MODES);
 // Per mode, so the consumer's keys see every sequence number (a skipped one would be a gap).
-const serial = Object.fromEntries(MODES.map((m) => [m, 0])) as Record<Mode, number>;
+const serial = Object.fromEntries(ALL_MODES.map((m) => [m, 0])) as Record<Mode, number>;
 
 /** Message n of a mode: keys round-robin, each key's sequence counting up, so every one applies. */
 function message(prefix: string, n: number): IncomingMessage {
@@ -245,8 +269,74 @@ async function throughBroker(name: TransportName, inProcess: ConsumerRuntime): P
   }
 }
 
+const CEILING_SECONDS = Number(process.env.BENCH_CEILING_SECONDS ?? 5);
+
+/**
+ * Transactions/s of a one-row INSERT each, with 4 and with 8 clients, the best of the two: what
+ * this machine's database commits one row at a time. pgbench when it is installed (its C client
+ * adds the least), else the same from node on fresh connections.
+ */
+async function oneRowCeiling(
+  url: string,
+  insert: string,
+): Promise<{ how: string; tps: number; each: { clients: number; tps: number }[] }> {
+  const each: { clients: number; tps: number }[] = [];
+  const pgbench = await promisify(execFile)("pgbench", ["--version"]).then(
+    () => true,
+    () => false,
+  );
+  if (pgbench) {
+    const dir = await mkdtemp(path.join(tmpdir(), "rc-bench-"));
+    try {
+      const script = path.join(dir, "insert.sql");
+      await writeFile(script, `INSERT INTO bench_rows (account, amount) VALUES ('pgbench', 1);\n`);
+      for (const clients of [4, 8]) {
+        const { stdout } = await promisify(execFile)("pgbench", [
+          "-n",
+          "-c",
+          String(clients),
+          "-j",
+          "2",
+          "-T",
+          String(CEILING_SECONDS),
+          "-f",
+          script,
+          url,
+        ]);
+        const tps = Number(/tps = ([\d.]+)/.exec(stdout)?.[1]);
+        if (!Number.isFinite(tps)) throw new Error(`pgbench answered no tps: ${stdout}`);
+        each.push({ clients, tps });
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    return { how: `pgbench, ${CEILING_SECONDS} s each`, tps: Math.max(...each.map((e) => e.tps)), each };
+  }
+  const pool = consumerPool();
+  for (const clients of [4, 8]) {
+    let done = 0;
+    const until = performance.now() + CEILING_SECONDS * 1000;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        const client = await pool.connect();
+        try {
+          while (performance.now() < until) {
+            await client.query(insert, ["ceiling", 1]);
+            done++;
+          }
+        } finally {
+          client.release();
+        }
+      }),
+    );
+    each.push({ clients, tps: done / ((performance.now() - started) / 1000) });
+  }
+  return { how: `node, autocommit INSERT, ${CEILING_SECONDS} s each`, tps: Math.max(...each.map((e) => e.tps)), each };
+}
+
 async function main() {
-  await withBenchDatabase("rc_bench_consumer", async () => {
+  await withBenchDatabase("rc_bench_consumer", async (url) => {
     const pool = consumerPool();
     await pool.query(
       `CREATE TABLE bench_rows (id bigserial PRIMARY KEY, account text NOT NULL, amount integer NOT NULL)`,
@@ -264,6 +354,12 @@ async function main() {
     }
     const queued = runtime("queue");
     const now = runtime("query");
+    const batched = inProcessRuntime({
+      name: "bench-batched",
+      registry,
+      handlers: { "ledger.entry": ledgerHandler("queue") },
+      batch: BATCH,
+    });
     const insert = `INSERT INTO bench_rows (account, amount) VALUES ($1, $2)`;
     const tasks: Record<Mode, (n: number) => Promise<void>> = {
       "INSERT per transaction": async (n) => {
@@ -287,18 +383,25 @@ async function main() {
         const outcome = await now.process(message("now", n));
         if (outcome.type !== "applied") throw new Error(`message ${n}: ${JSON.stringify(outcome)}`);
       },
+      [CONSUMER_BATCHED]: async (n) => {
+        const outcome = await batched.process(message("batched", n));
+        if (outcome.type !== "applied") throw new Error(`message ${n}: ${JSON.stringify(outcome)}`);
+      },
     };
     const round = async (mode: Mode, concurrency: number) => {
+      // Batched: as many keys in hand as C batches hold, as a transport with `concurrency` C feeds it.
+      const count = mode === CONSUMER_BATCHED ? BATCH_ROUND : MESSAGES;
+      const workers = mode === CONSUMER_BATCHED ? concurrency * BATCH.maxMessages : concurrency;
       const first = serial[mode];
-      serial[mode] += MESSAGES;
+      serial[mode] += count;
       const started = performance.now();
       const cpu = process.cpuUsage();
-      const latencies = await runPerKey(first, concurrency, tasks[mode]);
+      const latencies = await runPerKey(first, workers, tasks[mode], count);
       const used = process.cpuUsage(cpu);
       return {
-        rate: MESSAGES / ((performance.now() - started) / 1000),
+        rate: count / ((performance.now() - started) / 1000),
         latencies,
-        cpuMicros: (used.user + used.system) / MESSAGES,
+        cpuMicros: (used.user + used.system) / count,
       };
     };
 
@@ -306,14 +409,17 @@ async function main() {
     const verdicts: string[] = [];
     // The figure scripts compare across runs: C=1, handler queues its write, over INSERT per transaction.
     let headline: number | null = null;
+    let batchedRatio: number | null = null;
+    let batchedRate: number | null = null;
     for (const c of CONCURRENCY) {
-      for (const mode of MODES) await round(mode, c); // warm-up, not counted
-      const rates = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
-      const latencies = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
-      const cpu = Object.fromEntries(MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
+      const modes = modesAt(c);
+      for (const mode of modes) await round(mode, c); // warm-up, not counted
+      const rates = Object.fromEntries(ALL_MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
+      const latencies = Object.fromEntries(ALL_MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
+      const cpu = Object.fromEntries(ALL_MODES.map((m) => [m, [] as number[]])) as Record<Mode, number[]>;
       for (let r = 0; r < ROUNDS; r++) {
         // Rotated each round, so no mode always follows the same one.
-        for (const mode of MODES.map((_, i) => MODES[(i + r) % MODES.length]!)) {
+        for (const mode of modes.map((_, i) => modes[(i + r) % modes.length]!)) {
           const result = await round(mode, c);
           rates[mode].push(result.rate);
           latencies[mode].push(...result.latencies);
@@ -321,7 +427,7 @@ async function main() {
         }
       }
       const harmonic = (xs: number[]) => xs.length / xs.reduce((sum, x) => sum + 1 / x, 0);
-      for (const mode of MODES) {
+      for (const mode of modes) {
         const s = summarize(latencies[mode]);
         const micros = cpu[mode].reduce((sum, x) => sum + x, 0) / cpu[mode].length;
         rows.push([
@@ -344,6 +450,14 @@ async function main() {
             `(target >= ${TARGET}: ${ratio >= TARGET ? "met" : "missed"}), ${(harmonic(rates[mode]) / floor).toFixed(2)}x the autocommit INSERT`,
         );
       }
+      if (c === BATCH_C) {
+        batchedRate = harmonic(rates[CONSUMER_BATCHED]);
+        batchedRatio = batchedRate / baseline;
+        verdicts.push(
+          `C=${c} ${CONSUMER_BATCHED} (up to ${BATCH.maxMessages} per transaction, linger ${BATCH.lingerMs} ms): ` +
+            `${batchedRatio.toFixed(2)}x the INSERT per transaction (target >= ${BATCH_TARGET}: ${batchedRatio >= BATCH_TARGET ? "met" : "missed"})`,
+        );
+      }
     }
     const { rows: counts } = await pool.query<{ applied: number; ledger: number }>(
       `SELECT (SELECT count(*)::int FROM effect_journal WHERE state = 'applied') AS applied,
@@ -351,11 +465,22 @@ async function main() {
     );
     if (counts[0]?.applied !== counts[0]?.ledger)
       throw new Error(`journal and ledger disagree: ${JSON.stringify(counts[0])}`);
-    console.log(`\n${MESSAGES} messages per round, ${ROUNDS} rounds per mode, one message per transaction\n`);
+    console.log(
+      `\n${MESSAGES} messages per round (batched: ${BATCH_ROUND}), ${ROUNDS} rounds per mode, one message per transaction (batched: up to ${BATCH.maxMessages})\n`,
+    );
     console.log(table(["mode", "messages/s", "p50 ms", "p95 ms", "max ms", "client CPU µs/msg"], rows));
     console.log(`\n${verdicts.join("\n")}`);
     console.log(`(${counts[0]?.applied} effects applied, each with its ledger row)`);
     if (headline !== null) console.log(`ratio: ${headline.toFixed(2)}`);
+    if (batchedRatio !== null) console.log(`batched ratio: ${batchedRatio.toFixed(2)}`);
+    if (batchedRate !== null) {
+      const ceiling = await oneRowCeiling(url, insert);
+      console.log(
+        `one-row INSERT per transaction ceiling (${ceiling.how}): ${ceiling.tps.toFixed(0)} TPS ` +
+          `(${ceiling.each.map((e) => `${e.clients} clients ${e.tps.toFixed(0)}`).join(", ")}); ` +
+          `batched C=${BATCH_C}: ${batchedRate.toFixed(0)} msg/s = ${(batchedRate / ceiling.tps).toFixed(2)}x the ceiling`,
+      );
+    }
     await closeConsumerPool();
   });
 }

@@ -3,8 +3,18 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import pg from "pg";
+import { z } from "zod";
+import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
 import { createInProcessConsumer } from "@/lib/worker/in-process";
-import { CRASH_ENV, CRASH_MARKER, CRASH_POINTS, type CrashPoint, type Transport } from "@review-console/consumer";
+import {
+  CRASH_ENV,
+  CRASH_MARKER,
+  CRASH_POINTS,
+  type CrashPoint,
+  type Handler,
+  PermanentFailure,
+  type Transport,
+} from "@review-console/consumer";
 import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { type Broker, brokerFor } from "@/lib/worker/brokers";
@@ -18,20 +28,25 @@ import { resolveTestServer } from "@/lib/db/test-server";
 /*
  * `npm run test:crash [-- --transport redis|rabbitmq|nats]`: the consumer runtime under SIGKILL,
  * through a real broker (Redis Streams by default, RabbitMQ's quorum queue, or NATS JetStream). A
- * producer writes invoice reminders (>= 2,000 messages over >= 200 sequenceKeys, with duplicates
- * and reordering); worker processes consume them, sending one email per reminder through the fake
- * provider, which drops the answer of ~2% of the emails it sends. Workers are started with
+ * producer writes invoice messages (>= 2,000 messages over >= 200 sequenceKeys, with duplicates
+ * and reordering): odd sequences are reminders, sent as one email each through the fake provider
+ * (an external effect), which drops the answer of ~2% of the emails it sends; even sequences are
+ * ledger entries, a row in the same database (a local effect), which the workers commit in
+ * batches (`batch: { maxMessages: 8, lingerMs: 5 }`; CRASH_BATCH=off runs them one by one); the
+ * last entry of ~5% of the keys is poisoned (its handler fails), and must end on record alone. Workers are started with
  * REVIEW_CONSOLE_CRASH_AT so that each kills itself with SIGKILL at one of the runtime's crash
  * points; a fresh worker replaces every dead one (for Redis under the same consumer name, or under
  * a new one so that XAUTOCLAIM takes the dead one's entries over). The workers reach the broker
  * through a TCP proxy that this process cuts CRASH_CUTS (2) times mid-run, every 12 s while workers
  * are being killed: every broker connection breaks at once and the workers reconnect by
  * themselves. It passes only when:
- *   - no effect was created twice: the provider saw no second call for a key it had sent;
+ *   - no effect was created twice: the provider saw no second call for a key it had sent, and no
+ *     ledger entry has two rows;
  *   - no message was lost: every message was delivered and acknowledged (nothing left with the
  *     broker, also after the workers stopped), and every message is applied or has a review record;
- *   - per key, emails were created in strictly increasing sequence, and each key's last applied
- *     sequence is the highest applied one;
+ *   - per key, emails and ledger rows were created in strictly increasing sequence, and each key's
+ *     last applied sequence is the highest applied one; a ledger row exists exactly for each
+ *     applied ledger entry, none for a poisoned one, which has its review record;
  *   - every dropped answer ended as effect-result-unknown (journal and record), called once;
  *   - each crash point killed a worker at least KILLS_PER_POINT (3) times, and every cut broke
  *     at least one worker connection.
@@ -50,6 +65,33 @@ const DEADLINE_MS = Number(process.env.CRASH_DEADLINE_MS ?? 230_000);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
 const LEASE_MS = 1500;
 const GROUP = "crash-workers";
+/** Batching of the local effects in the workers: on unless CRASH_BATCH=off. */
+const BATCH = process.env.CRASH_BATCH === "off" ? false : { maxMessages: 8, lingerMs: 5 };
+const LEDGER_KIND = "invoice.ledger";
+const POISON_SHARE = 0.05;
+
+const ledgerKind = {
+  kind: LEDGER_KIND,
+  schemas: {
+    "1": z.looseObject({ schema: z.literal("1"), invoiceId: z.string().min(1), poison: z.boolean().optional() }),
+  },
+  temporaryReasons: {},
+};
+
+/** A row per ledger entry, in the message's transaction; a poisoned entry fails for good. */
+const ledgerHandler: Handler = {
+  effect: "local",
+  async apply({ tx, envelope, effectKey }) {
+    if ((envelope.payload as { poison?: boolean }).poison) {
+      throw new PermanentFailure("ledger-refused", `the ledger refused ${effectKey}`);
+    }
+    tx.queue(`INSERT INTO crash_ledger (effect_key, sequence_key, sequence) VALUES ($1, $2, $3)`, [
+      effectKey,
+      envelope.sequenceKey,
+      envelope.sequence,
+    ]);
+  },
+};
 const WORKER_NAME = "crash-worker";
 /** With nothing left at the broker, no outcome for this long means no worker holds a message back. */
 const QUIET_MS = 1500;
@@ -79,7 +121,12 @@ function seeded(seed: number): () => number {
 async function worker(): Promise<void> {
   const consumer = createInProcessConsumer({
     name: WORKER_NAME,
-    handlers: { "invoice.reminder": emailReminderHandler(process.env.CRASH_PROVIDER_URL!) },
+    registry: createKindRegistry([invoiceReminderKind, ledgerKind]),
+    handlers: {
+      "invoice.reminder": emailReminderHandler(process.env.CRASH_PROVIDER_URL!),
+      [LEDGER_KIND]: ledgerHandler,
+    },
+    batch: BATCH,
     effectLeaseMs: LEASE_MS,
     effectTimeoutMs: 5000,
     replays: false,
@@ -127,14 +174,27 @@ function plan(prefix: string, keys: number, random: () => number) {
   const perKey: Record<string, unknown>[][] = [];
   for (let k = 0; k < keys; k++) {
     const invoice = `${prefix}-inv-${k}`;
-    const list = Array.from({ length: SEQUENCES }, (_, i) => ({
-      id: `msg-${invoice}-${i + 1}`,
-      kind: "invoice.reminder",
-      effectKey: `${invoice}:reminder-${i + 1}`,
-      sequenceKey: invoice,
-      sequence: i + 1,
-      payload: { schema: "2021-03", invoiceId: invoice },
-    }));
+    const poisoned = random() < POISON_SHARE;
+    const list = Array.from({ length: SEQUENCES }, (_, i) =>
+      (i + 1) % 2 === 1
+        ? {
+            id: `msg-${invoice}-${i + 1}`,
+            kind: "invoice.reminder",
+            effectKey: `${invoice}:reminder-${i + 1}`,
+            sequenceKey: invoice,
+            sequence: i + 1,
+            payload: { schema: "2021-03", invoiceId: invoice },
+          }
+        : {
+            id: `msg-${invoice}-${i + 1}`,
+            kind: LEDGER_KIND,
+            effectKey: `${invoice}:ledger-${i + 1}`,
+            sequenceKey: invoice,
+            sequence: i + 1,
+            // Only a key's last entry: a poisoned one in the middle would hold back the rest of its key.
+            payload: { schema: "1", invoiceId: invoice, ...(poisoned && i + 1 === SEQUENCES ? { poison: true } : {}) },
+          },
+    );
     if (random() < 0.05) {
       const i = Math.floor(random() * (SEQUENCES - 1));
       [list[i], list[i + 1]] = [list[i + 1]!, list[i]!];
@@ -185,6 +245,16 @@ function openQueue(broker: Broker, name: string) {
 // ---------------------------------------------------------------------------------------------
 // The parent: database, provider, producer, worker slots, and the verdict.
 
+async function withDatabase<T>(url: string, body: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await body(client);
+  } finally {
+    await client.end();
+  }
+}
+
 interface Slot {
   index: number;
   child: ChildProcess | null;
@@ -211,6 +281,11 @@ async function main(): Promise<number> {
   dbUrl.pathname = `/${name}`;
   const databaseUrl = dbUrl.toString();
   await migrate(databaseUrl);
+  // The ledger entries' local effect; made before the runtime role, which is granted on every table.
+  await withDatabase(databaseUrl, (c) =>
+    c.query(`CREATE TABLE crash_ledger (id bigserial PRIMARY KEY, effect_key text NOT NULL, sequence_key text NOT NULL,
+                                        sequence int NOT NULL, created_at timestamptz NOT NULL DEFAULT clock_timestamp())`),
+  );
   // The workers connect as a least-privilege runtime role, as in production (lib/db/roles.ts);
   // the checks below read as the superuser. Roles are cluster-wide: a name of its own.
   const runtimeRole = `rc_crash_app_${randomBytes(4).toString("hex")}`;
@@ -446,6 +521,13 @@ async function verify(e: Evidence): Promise<number> {
   const stats = provider.snapshot();
   const twice = stats.repeats;
   if (twice > 0) violations.push(`${twice} effects created twice (a second call for a key that had an email)`);
+  const ledger = await q<{ effect_key: string; sequence_key: string; sequence: number }>(
+    `SELECT effect_key, sequence_key, sequence FROM crash_ledger ORDER BY id`,
+  );
+  const ledgerRows = new Map<string, number>();
+  for (const row of ledger) ledgerRows.set(row.effect_key, (ledgerRows.get(row.effect_key) ?? 0) + 1);
+  const ledgerTwice = [...ledgerRows].filter(([, n]) => n > 1).length;
+  if (ledgerTwice > 0) violations.push(`${ledgerTwice} ledger entries written twice`);
 
   // 2. Messages lost: every message applied or on record; every entry delivered and acknowledged (checked before stop).
   const journal = await q<{ effect_key: string; state: string; sequence_key: string; sequence: string }>(
@@ -480,6 +562,38 @@ async function verify(e: Evidence): Promise<number> {
     lastSent.set(key, sequence);
   }
   if (outOfOrder > 0) violations.push(`${outOfOrder} emails out of sequence order within their key`);
+  const lastRow = new Map<string, number>();
+  let ledgerOutOfOrder = 0;
+  for (const row of ledger) {
+    if (row.sequence <= (lastRow.get(row.sequence_key) ?? 0)) ledgerOutOfOrder++;
+    lastRow.set(row.sequence_key, row.sequence);
+  }
+  if (ledgerOutOfOrder > 0) violations.push(`${ledgerOutOfOrder} ledger rows out of sequence order within their key`);
+  // A row for exactly the applied ledger entries (none rolled back yet journaled, none written unjournaled).
+  const ledgerEnvelopes = produced.envelopes.filter((e) => e.kind === LEDGER_KIND);
+  const rowWithoutJournal = ledgerEnvelopes.filter(
+    (e) => ledgerRows.has(String(e.effectKey)) !== (byEffect.get(String(e.effectKey))?.state === "applied"),
+  );
+  if (rowWithoutJournal.length > 0)
+    violations.push(
+      `${rowWithoutJournal.length} ledger entries whose row and journal disagree: ${rowWithoutJournal
+        .slice(0, 5)
+        .map((e) => String(e.effectKey))
+        .join(", ")}`,
+    );
+  const poisoned = ledgerEnvelopes.filter((e) => (e.payload as { poison?: boolean }).poison);
+  // Never applied, always on record: `ledger-refused` when its handler ran, else the reason its key
+  // was held for before it (a sequence gap once an earlier message of the key is on record).
+  const poisonedBad = poisoned.filter(
+    (e) =>
+      ledgerRows.has(String(e.effectKey)) ||
+      byEffect.get(String(e.effectKey))?.state === "applied" ||
+      !recorded.has(String(e.id)),
+  );
+  const refused = poisoned.filter((e) =>
+    records.some((r) => r.message_id === String(e.id) && r.reason === "ledger-refused"),
+  ).length;
+  if (poisonedBad.length > 0) violations.push(`${poisonedBad.length} poisoned ledger entries applied or not on record`);
   const mismatched = await q<{ sequence_key: string }>(
     `SELECT s.sequence_key FROM sequence_state s
        LEFT JOIN (SELECT sequence_key, max(sequence) AS top FROM effect_journal WHERE state = 'applied' GROUP BY 1) j
@@ -542,6 +656,15 @@ async function verify(e: Evidence): Promise<number> {
   line("messages held as review records (not applied)", heldOnly);
   line("messages lost", lost.length);
   line("emails out of order within a key", outOfOrder);
+  line(
+    "ledger entries (local effects, batched)",
+    `${ledgerEnvelopes.length}${BATCH ? ` (batches of up to ${BATCH.maxMessages})` : " (batching off)"}`,
+  );
+  line("ledger rows written / written twice / out of order", `${ledger.length} / ${ledgerTwice} / ${ledgerOutOfOrder}`);
+  line(
+    "poisoned ledger entries on record, not applied",
+    `${poisoned.length - poisonedBad.length} of ${poisoned.length} (${refused} refused by their handler, the rest held behind their key)`,
+  );
   line(
     "dropped answers ended as effect-result-unknown",
     `${droppedOk} of ${provider.droppedKeys.size}, each called once`,

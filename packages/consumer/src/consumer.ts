@@ -49,7 +49,12 @@ export function createConsumer(options: ConsumerOptions): Consumer {
     runtime,
     replays,
     async run({ transport, signal }) {
-      const context = { maxDeliveries: runtime.maxDeliveries, logger: runtime.log, metrics: runtime.metrics };
+      const context = {
+        maxDeliveries: runtime.maxDeliveries,
+        logger: runtime.log,
+        metrics: runtime.metrics,
+        batchMessages: runtime.batchMessages,
+      };
       await Promise.all([transport?.run(handle, signal, context), replays?.loop(signal)]);
     },
   };

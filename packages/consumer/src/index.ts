@@ -17,6 +17,7 @@ export {
 export { ReplayWorker, type ReplayOptions } from "./replays.ts";
 export { storableMessage, type HeldOutcome } from "./review.ts";
 export { ConsumerRuntime, failureCheck, type ProcessOptions, type RuntimeOptions } from "./runtime.ts";
+export type { BatchOptions } from "./batcher.ts";
 export { sleep } from "./sleep.ts";
 export { closeConsumerPool, consumerPool } from "./store.ts";
 export * from "./types.ts";

@@ -90,6 +90,9 @@ type StepCallback = (error: Error | undefined, result: pg.QueryResult | pg.Query
  */
 class StepQuery extends BaseQuery {
   completed = 0;
+  /** Named statements first parsed by this step, by position, and the connection that knows them. */
+  private readonly parsedHere: { index: number; name: string }[] = [];
+  private connection: WireConnection | null = null;
 
   constructor(
     private readonly statements: readonly Statement[],
@@ -103,16 +106,31 @@ class StepQuery extends BaseQuery {
   }
 
   prepare(connection: WireConnection): void {
-    for (const { text, name = "", values = [] } of this.statements) {
+    this.connection = connection;
+    this.statements.forEach(({ text, name = "", values = [] }, index) => {
       if (!name || (connection.parsedStatements[name] ?? connection.submittedNamedStatements[name]) === undefined) {
         connection.parse({ text, name, types: [] });
-        if (name) connection.submittedNamedStatements[name] = text;
+        if (name) {
+          connection.submittedNamedStatements[name] = text;
+          this.parsedHere.push({ index, name });
+        }
       }
       connection.bind({ portal: "", statement: name, values: [...values], valueMapper: prepareValue });
       connection.describe({ type: "P", name: "" });
       connection.execute({ portal: "", rows: 0 });
-    }
+    });
     connection.sync();
+  }
+
+  /**
+   * After a failure the server skipped every message up to the Sync, the Parse of a named
+   * statement behind the failed one included: it must be parsed again when next used (a batch
+   * goes on on its connection after one of its messages failed).
+   */
+  forgetSkippedParses(): void {
+    for (const { index, name } of this.parsedHere) {
+      if (index > this.completed && this.connection) delete this.connection.submittedNamedStatements[name];
+    }
   }
 
   handleCommandComplete(message: unknown, connection: unknown): void {
@@ -155,6 +173,7 @@ export async function pipeline(client: pg.ClientBase, statements: readonly State
     return results;
   } catch (error) {
     if (error instanceof Error && error.message.startsWith("a step of")) throw error;
+    query!.forgetSkippedParses();
     throw new PipelineError(query!.completed, error);
   }
 }

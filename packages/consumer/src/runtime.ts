@@ -11,6 +11,8 @@ import {
   unknownEffectCheck,
   nextAttempt,
 } from "@review-console/contract";
+import { BatchFailed, BatchTransaction } from "./batch-store.ts";
+import { Batcher, batchSettings, type BatchOptions } from "./batcher.ts";
 import { crashPoint } from "./crash-hook.ts";
 import { describeError, EffectOutcomeUnknownError, PermanentFailure, TemporaryFailure } from "./errors.ts";
 import type { ReviewDesk } from "./desk.ts";
@@ -29,7 +31,7 @@ import {
   TRANSIENT_STATES,
   type KeyState,
 } from "./store.ts";
-import type { ExternalHandler, Handler, IncomingMessage, Outcome } from "./types.ts";
+import type { ExternalHandler, Handler, IncomingMessage, LocalHandler, Outcome } from "./types.ts";
 
 export interface RuntimeOptions {
   /** The logical consumer: every process of one worker shares it (its attempts, its replay claims). */
@@ -62,6 +64,12 @@ export interface RuntimeOptions {
    * `prometheusMetrics()` of `@review-console/consumer/metrics` is one. Counts nothing by default.
    */
   metrics?: ConsumerMetrics;
+  /**
+   * Commits the local effects of messages with different keys together, up to `maxMessages` per
+   * transaction, each behind its own savepoint (docs/decisions/0021). Off by default; `true` is
+   * `{ maxMessages: 32, lingerMs: 2 }`. External effects and replays run one at a time either way.
+   */
+  batch?: BatchOptions | boolean;
 }
 
 export interface ProcessOptions {
@@ -72,6 +80,23 @@ export interface ProcessOptions {
 }
 
 type Review = Extract<Outcome, { type: "review" }>;
+
+/** A message waiting for its batch: decided and acted on with the others of its batch. */
+interface BatchItem {
+  message: IncomingMessage;
+  raw: unknown;
+  envelope: Envelope;
+  attemptKey: string;
+  options: ProcessOptions;
+}
+
+/** What a batch found for one of its messages; acted on once the batch committed. */
+type BatchResult =
+  | { next: "applied" }
+  | { next: "step"; step: Step }
+  | { next: "failed"; error: unknown }
+  /** Decided again alone, after the batch (a journal conflict, or an expired lease to mark unknown). */
+  | { next: "alone" };
 
 /** What the locked transaction found; acted on after it commits (external effects, review records). */
 type Step =
@@ -102,7 +127,10 @@ export class ConsumerRuntime {
   readonly gapGraceMs: number;
   /** The metrics hook, guarded: a failing one is logged, never fails a message. */
   readonly metrics: ConsumerMetrics;
+  /** Messages committed together at most: 1 when batching is off (or the worker has no local handler). */
+  readonly batchMessages: number;
   private readonly handlers: Map<string, Handler>;
+  private readonly batcher: Batcher<BatchItem, Outcome> | null;
 
   constructor(options: RuntimeOptions) {
     if (options.name.trim().length === 0) throw new Error("a consumer needs a name");
@@ -126,6 +154,12 @@ export class ConsumerRuntime {
     this.gapGraceMs = options.gapGraceMs ?? 2000;
     this.log = (options.logger ?? jsonLogger()).child({ component: "consumer", consumer: options.name });
     this.metrics = guardedMetrics(options.metrics ?? noMetrics, this.log);
+    // Without a local handler there is nothing to batch: the transports keep their key count.
+    const hasLocal = [...this.handlers.values()].some((h) => h.effect === "local");
+    const settings = batchSettings(options.batch);
+    const batch = hasLocal ? settings : null;
+    this.batchMessages = batch?.maxMessages ?? 1;
+    this.batcher = batch && batch.maxMessages > 1 ? new Batcher(batch, (items) => this.runBatch(items)) : null;
   }
 
   /** Kinds this worker serves (for claiming replays). */
@@ -182,6 +216,30 @@ export class ConsumerRuntime {
       });
     }
     const attemptKey = options.attemptKey ?? `message:${envelope.id}`;
+    // A transport's message with a local effect joins a batch; a replay (its own attempt key and
+    // record) and an external effect run alone.
+    if (
+      this.batcher &&
+      this.handlers.get(envelope.kind)!.effect === "local" &&
+      options.attemptKey === undefined &&
+      options.recordHeld === undefined
+    ) {
+      return this.batcher.submit({ message, raw, envelope, attemptKey, options }, [
+        `sequence:${envelope.sequenceKey}`,
+        `effect:${envelope.effectKey}`,
+      ]);
+    }
+    return this.alone(message, raw, envelope, attemptKey, options);
+  }
+
+  /** One message in a transaction of its own. */
+  private async alone(
+    message: IncomingMessage,
+    raw: unknown,
+    envelope: Envelope,
+    attemptKey: string,
+    options: ProcessOptions,
+  ): Promise<Outcome> {
     // A journal entry that appears between our read and our insert (an owner's action, a worker
     // on a duplicate) means the decision was made on stale facts: make it again. So does a
     // deadlock with the console's actions.
@@ -254,6 +312,102 @@ export class ConsumerRuntime {
         return this.failed(message, options, envelope, attemptKey, step.error, step.failedBefore, false);
       case "call":
         return this.callProvider(message, options, envelope, attemptKey, handler as ExternalHandler, step.failedBefore);
+    }
+  }
+
+  /**
+   * A batch: every key locked at once, each message decided on its own key's state; the local
+   * effects applied one after the other, each behind its savepoint, and committed together. A
+   * handler that fails is rolled back to its savepoint alone; the batch goes on without it. Every
+   * answer comes after the COMMIT (so nothing is acknowledged before), and what a message needs
+   * besides (a review record, a failed attempt, a decision of its own) follows it, per message.
+   * When the batch as a whole fails, each message runs alone, as without batching.
+   */
+  private async runBatch(items: BatchItem[]): Promise<Promise<Outcome>[]> {
+    let tx: BatchTransaction;
+    try {
+      tx = await BatchTransaction.open(items, this.name);
+    } catch (error) {
+      return this.eachAlone(items, error);
+    }
+    const results: (BatchResult | null)[] = items.map(() => null);
+    const apply: number[] = [];
+    items.forEach((item, i) => {
+      const state = tx.states[i]!;
+      const decision = decide(item.raw, state.decision, this.registry);
+      const early = this.beforeApply(decision, state, item.message, item.envelope);
+      if (!early) apply.push(i);
+      // A started effect past its lease is marked unknown in a transaction of its own.
+      else if (early.next === "hold" && early.held.category === "effect-result-unknown") results[i] = { next: "alone" };
+      else results[i] = { next: "step", step: early };
+    });
+    try {
+      for (let from = 0; ;) {
+        for (const i of apply.slice(from)) {
+          const { message, envelope } = items[i]!;
+          crashPoint("after-decide");
+          const handle = tx.begin(i);
+          const started = performance.now();
+          let threw: { error: unknown } | null = null;
+          try {
+            await (this.handlers.get(envelope.kind) as LocalHandler).apply({
+              tx: handle,
+              envelope,
+              effectKey: envelope.effectKey,
+            });
+          } catch (error) {
+            threw = { error };
+          } finally {
+            this.handlerTook(message, envelope, started);
+          }
+          if (tx.fatal) throw tx.fatal;
+          if (tx.broken) break;
+          if (threw) {
+            tx.abandon(i);
+            results[i] = { next: "failed", error: threw.error };
+          } else {
+            tx.finish(i, this.name, tx.states[i]!.attempts !== null);
+            results[i] = { next: "applied" };
+          }
+        }
+        const failure = tx.broken ? tx.recover() : await tx.commit();
+        if (!failure) break;
+        // Rolled back to its savepoint: it alone fails; the messages after it run again.
+        results[failure.member] = failure.conflict ? { next: "alone" } : { next: "failed", error: failure.error };
+        from = apply.indexOf(failure.member) + 1;
+      }
+    } catch (error) {
+      await tx.rollback(error);
+      return this.eachAlone(items, error);
+    }
+    return items.map((item, i) => this.afterBatch(item, results[i]!, tx.states[i]!.attempts?.failedAttempts ?? 0));
+  }
+
+  /** A batch that failed as a whole: each of its messages decided again in a transaction of its own. */
+  private eachAlone(items: BatchItem[], error: unknown): Promise<Outcome>[] {
+    const original = error instanceof BatchFailed ? error.original : error;
+    this.log.warn({ err: original, messages: items.length }, "batch failed; its messages run one at a time");
+    return items.map((item) => this.alone(item.message, item.raw, item.envelope, item.attemptKey, item.options));
+  }
+
+  /** A message's answer once its batch committed. */
+  private async afterBatch(item: BatchItem, result: BatchResult, failedBefore: number): Promise<Outcome> {
+    const { message, envelope, attemptKey, options } = item;
+    switch (result.next) {
+      case "applied":
+        crashPoint("after-commit");
+        return { type: "applied", providerRef: null };
+      case "failed":
+        return this.failed(message, options, envelope, attemptKey, result.error, failedBefore, false);
+      case "alone":
+        return this.alone(message, item.raw, envelope, attemptKey, options);
+      case "step": {
+        const step = result.step;
+        if (step.next === "hold") return this.hold(message, options, step.held);
+        if (step.next !== "done") throw new Error(`a batch decided ${step.next} before applying`);
+        if (step.outcome.type !== "wait" && step.outcome.type !== "retry") crashPoint("after-commit");
+        return step.outcome;
+      }
     }
   }
 

@@ -40,7 +40,7 @@ export interface KeyState {
  * A row of consumer_lock_key (prisma/migrations/20261130030000_consumer), its columns renamed
  * camelCase in the SELECT like every row this codebase reads (ADR 0012).
  */
-interface ReadRow {
+export interface ReadRow {
   lastSequence: string;
   journalState: JournalState | null;
   journalLease: Date | null;
@@ -66,7 +66,7 @@ export class QueuedStatementError extends Error {
   }
 }
 
-const UNIQUE_VIOLATION = "23505";
+export const UNIQUE_VIOLATION = "23505";
 // SQLSTATEs after which the whole transaction can simply run again.
 export const TRANSIENT_STATES = new Set(["40001", "40P01"]);
 
@@ -77,7 +77,7 @@ export function sqlState(error: unknown): string | null {
   return typeof code === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : null;
 }
 
-const LOCK_KEY = `SELECT o_last_sequence AS "lastSequence", o_journal_state AS "journalState",
+export const LOCK_KEY = `SELECT o_last_sequence AS "lastSequence", o_journal_state AS "journalState",
        o_journal_lease AS "journalLease", o_next_lease AS "nextLease", o_failed_attempts AS "failedAttempts",
        o_next_attempt_at AS "nextAttemptAt", o_routed_reason AS "routedReason", o_now AS "now",
        pg_current_xact_id()::text AS txid
@@ -227,7 +227,7 @@ function unwrapPipeline(error: unknown): never {
   throw error instanceof PipelineError ? error.original : error;
 }
 
-function toState(row: ReadRow): KeyState {
+export function toState(row: ReadRow): KeyState {
   const last = Number(row.lastSequence);
   const nextInFlight = row.nextLease !== null && row.nextLease.getTime() > row.now.getTime();
   return {
@@ -250,7 +250,7 @@ function toState(row: ReadRow): KeyState {
 }
 
 /** $1..$5 of every journal write: the entry's key and where it came from. */
-function journalValues(envelope: Envelope): unknown[] {
+export function journalValues(envelope: Envelope): unknown[] {
   return [envelope.effectKey, envelope.id, envelope.kind, envelope.sequenceKey, envelope.sequence];
 }
 

@@ -113,6 +113,12 @@ export interface TransportContext {
   logger: TransportLogger;
   /** Where the transport reports what it holds and its broker's backlog (`trackPending`), guarded. */
   metrics?: ConsumerMetrics;
+  /**
+   * Messages the runtime commits together at most (its `batch.maxMessages`; 1 without batching):
+   * a transport works on `concurrency` times as many keys at once, so that `concurrency` batches
+   * can fill. Absent means 1.
+   */
+  batchMessages?: number;
 }
 
 /**

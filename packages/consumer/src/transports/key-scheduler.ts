@@ -53,6 +53,11 @@ export function scheduledTransportDefaults(options: ScheduledTransportOptions): 
   };
 }
 
+/** Keys worked on at once: `concurrency` batches' worth when the runtime batches (TransportContext.batchMessages). */
+export function keysAtOnce(concurrency: number, context?: TransportContext): number {
+  return concurrency * Math.max(1, context?.batchMessages ?? 1);
+}
+
 const silent: TransportLogger = { info() {}, warn() {}, error() {} };
 
 /** The transport's own logger, else the runtime's (once `run` has its context), else silence. */

@@ -16,6 +16,7 @@ import type { Disposition, IncomingMessage, Transport, TransportContext, Transpo
 import { sleep } from "../sleep.ts";
 import {
   KeyScheduler,
+  keysAtOnce,
   partitionOf,
   scheduledTransportDefaults,
   textBody,
@@ -120,7 +121,7 @@ export class NatsJetStreamTransport implements Transport {
       advisories = this.watchMaxDeliveries(nc);
 
       const held = new KeyScheduler<JsMsg>({
-        concurrency: this.concurrency,
+        concurrency: keysAtOnce(this.concurrency, context),
         handle,
         logger: this.log,
         settle: (entry, disposition) => {

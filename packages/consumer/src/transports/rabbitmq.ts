@@ -4,6 +4,7 @@ import type { Disposition, IncomingMessage, Transport, TransportContext, Transpo
 import { sleep } from "../sleep.ts";
 import {
   KeyScheduler,
+  keysAtOnce,
   partitionOf,
   scheduledTransportDefaults,
   textBody,
@@ -100,7 +101,7 @@ export class RabbitMqTransport implements Transport {
     this.log = transportLogger(this.ownLogger, context);
     if (context) checkDeliveryLimit(this.queueArguments["x-delivery-limit"], context.maxDeliveries);
     const scheduler = new KeyScheduler<Delivery>({
-      concurrency: this.concurrency,
+      concurrency: keysAtOnce(this.concurrency, context),
       handle,
       settle: (held, disposition) => settle(held, disposition),
       logger: this.log,

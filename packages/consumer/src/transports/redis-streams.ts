@@ -2,7 +2,7 @@ import { createClient } from "redis";
 import { readEnvelopeKeys } from "@review-console/contract";
 import { jsonLogger, type ConsumerLogger } from "../logger.ts";
 import type { Disposition, IncomingMessage, MessageBody, Transport, TransportContext } from "../types.ts";
-import { enqueueInSequence } from "./key-scheduler.ts";
+import { enqueueInSequence, keysAtOnce } from "./key-scheduler.ts";
 
 export const DEFAULT_REDIS_URL = "redis://127.0.0.1:6379";
 
@@ -86,6 +86,8 @@ export class RedisStreamsTransport implements Transport {
   private readonly known = new Set<string>();
   private readonly running = new Set<string>();
   private handle: ((message: IncomingMessage) => Promise<Disposition>) | null = null;
+  /** Keys run at once: `concurrency`, times the runtime's batch size when it batches. */
+  private keysAtOnce = 0;
   private timer: NodeJS.Timeout | null = null;
   private stopping = false;
   private idle: (() => void) | null = null;
@@ -121,6 +123,7 @@ export class RedisStreamsTransport implements Transport {
     context?: TransportContext,
   ): Promise<void> {
     this.handle = handle;
+    this.keysAtOnce = keysAtOnce(this.options.concurrency, context);
     this.stopping = false;
     const untrack = context?.metrics?.trackPending(this.name, {
       held: () => this.known.size,
@@ -356,7 +359,7 @@ export class RedisStreamsTransport implements Transport {
     const now = Date.now();
     let nextDue = Infinity;
     for (const [partition, queue] of this.partitions) {
-      if (this.running.size >= this.options.concurrency) break;
+      if (this.running.size >= this.keysAtOnce) break;
       if (this.running.has(partition) || this.stopping) continue;
       const head = queue[0]!;
       if (head.dueAt > now) {
