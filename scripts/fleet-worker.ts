@@ -24,7 +24,8 @@ const consumer = createInProcessConsumer({
   name,
   handlers: { "invoice.reminder": emailReminderHandler(process.env.FLEET_PROVIDER_URL!) },
   effectLeaseMs: leaseMs,
-  effectTimeoutMs: 5000,
+  // The runtime's default: a busy CI machine must not turn slow provider answers into unknowns.
+  effectTimeoutMs: 20_000,
   replays: {
     pollMs: 200,
     limit: Number(process.env.FLEET_REPLAY_LIMIT ?? 20),
