@@ -12,6 +12,8 @@ export interface EmbeddedDatabase {
   serverUrl: string;
   databaseUrl(name: string): string;
   stop(): Promise<void>;
+  /** Starts the same server again after `stop` (same port, same data): a restart. */
+  start(): Promise<void>;
 }
 
 const USER = "postgres";
@@ -55,7 +57,12 @@ export async function startEmbeddedPostgres(options: {
   }
   await server.start();
   const databaseUrl = (name: string) => embeddedDatabaseUrl(port, name);
-  return { serverUrl: databaseUrl("postgres"), databaseUrl, stop: () => server.stop() };
+  return {
+    serverUrl: databaseUrl("postgres"),
+    databaseUrl,
+    stop: () => server.stop(),
+    start: () => server.start(),
+  };
 }
 
 /** Creates the database named in `url` on its server when it does not exist yet. */

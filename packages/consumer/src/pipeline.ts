@@ -35,6 +35,10 @@ export function consumerPool(): pg.Pool {
     // An idle connection that breaks (a server restart) is replaced by the pool; the error must
     // not end the process.
     pool.on("error", () => {});
+    // So must one that breaks while a step holds it (the server shut down between its statements):
+    // node-postgres emits that as an 'error' event on the checked-out client, which ended the
+    // worker process. The step's next statement then fails, and the runtime backs off.
+    pool.on("connect", (client) => client.on("error", () => {}));
     globalForPool.reviewConsoleConsumerPool = pool;
   }
   return globalForPool.reviewConsoleConsumerPool;

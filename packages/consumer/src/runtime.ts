@@ -638,14 +638,20 @@ function unstorableKeys(envelope: Envelope): { path: string; message: string }[]
   return issues;
 }
 
-/** Runs an idempotent write again after a failure (a deadlock, a dropped connection), up to 5 times. */
+/**
+ * Runs an idempotent write again after a failure (a deadlock, a dropped connection) for up to
+ * PERSIST_MS: long enough to outlast a database restart, so a provider's answer in hand is
+ * recorded once the database is back instead of ending as effect-result-unknown.
+ */
+const PERSIST_MS = 60_000;
 async function persist(write: () => Promise<void>): Promise<void> {
+  const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await write();
     } catch (error) {
-      if (attempt >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50 * 2 ** attempt));
+      if (Date.now() - started >= PERSIST_MS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 2000)));
     }
   }
 }
