@@ -30,6 +30,17 @@ export default defineConfig({
         },
       },
       {
+        // React components rendered with Testing Library in happy-dom (no browser): the forms'
+        // wiring of labels, hints and errors, and their keyboard paths.
+        extends: true,
+        test: {
+          name: "components",
+          include: ["components/**/*.test.tsx"],
+          environment: "happy-dom",
+          setupFiles: ["tests/support/component-setup.ts"],
+        },
+      },
+      {
         extends: true,
         test: {
           name: "integration",

@@ -60,6 +60,8 @@ const CUTS = Number(process.env.CRASH_CUTS ?? 2);
 const CUT_EVERY_MS = Number(process.env.CRASH_CUT_EVERY_MS ?? 12_000);
 const WORKER_SLOTS = Number(process.env.CRASH_WORKERS ?? 2);
 const DROP_RATE = Number(process.env.CRASH_DROP_RATE ?? 0.02);
+/** Fewest dropped answers a run must see to count as having tested the effect-result-unknown path. */
+const MIN_DROPS = 4;
 const UNAVAILABLE_RATE = Number(process.env.CRASH_UNAVAILABLE_RATE ?? 0.01);
 const DEADLINE_MS = Number(process.env.CRASH_DEADLINE_MS ?? 230_000);
 const SEED = Number(process.env.CRASH_SEED ?? Date.now() % 1_000_000);
@@ -623,7 +625,13 @@ async function verify(e: Evidence): Promise<number> {
       `${droppedBad.length} dropped answers not routed as effect-result-unknown: ${droppedBad.slice(0, 5).join("; ")}`,
     );
   const dropShare = stats.calls === 0 ? 0 : stats.dropped / stats.calls;
-  if (dropShare < 0.01) violations.push(`the provider dropped only ${(dropShare * 100).toFixed(2)}% of answers (< 1%)`);
+  // Drops are random (DROP_RATE of new emails), so their share of all calls varies run to run: a
+  // share threshold failed a green run at 0.88%. What matters is that the path was exercised
+  // often enough to mean something; at 2% of ~700 new emails, fewer than MIN_DROPS is ~1 in 2,000.
+  if (DROP_RATE > 0 && stats.dropped < MIN_DROPS)
+    violations.push(
+      `the provider dropped only ${stats.dropped} answers (< ${MIN_DROPS}): the unknown-effect path was hardly exercised`,
+    );
 
   // 5. Kills at each point.
   for (const point of CRASH_POINTS) {
