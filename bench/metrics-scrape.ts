@@ -5,9 +5,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
 import { scrapeMetrics } from "@/lib/metrics/registry";
-import { intakeReports } from "@/lib/reviews/intake";
-import type { ReportInput } from "@/lib/reviews/schema";
-import { ms, summarize, type Summary, table, withBenchDatabase } from "./support";
+import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*
  * What one scrape of GET /api/metrics costs on a large database: 1,000,000 review records,
@@ -167,25 +165,6 @@ async function seed(url: string): Promise<void> {
   await vacuum.end();
 }
 
-/** 2,000 records through the real intake, in 40 statements: fresh delta rows in the counts. */
-async function liveIntake(): Promise<void> {
-  const reasons = ["invalid-payload", "retry-limit", "provider-timeout", "fresh-cause"];
-  for (let batch = 0; batch < 40; batch++) {
-    await intakeReports(
-      Array.from({ length: 50 }, (_, i) => ({
-        input: {
-          category: (["manual-review", "sequence-gap", "effect-result-unknown"] as const)[i % 3],
-          reason: reasons[(batch + i) % reasons.length]!,
-          requiredCheck: "look",
-          attempts: 1,
-          message: { id: `live-${batch}-${i}` },
-        } as ReportInput,
-      })),
-      actor,
-    );
-  }
-}
-
 /**
  * The scrape as it was before the counts table (lib/metrics/registry.ts at the start of issue
  * 13): the same queries, run at every scrape. Only the queries are timed here, plus turning the
@@ -223,7 +202,7 @@ async function main() {
   await withBenchDatabase("rc_bench_metrics", async (url) => {
     const started = performance.now();
     await seed(url);
-    await liveIntake();
+    await intakeLiveRecords(actor, ["invalid-payload", "retry-limit", "provider-timeout", "fresh-cause"]);
     console.log(`seeded in ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
 
     const token = (await createApiToken("bench-metrics", "auditor")).token;

@@ -7,11 +7,9 @@ import { GET as statsRoute } from "@/app/api/v1/reviews/stats/route";
 import type { Actor } from "@/lib/auth/actor";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
-import { intakeReports } from "@/lib/reviews/intake";
-import type { ReportInput } from "@/lib/reviews/schema";
 import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
 import { seedSyntheticRecords } from "@/lib/seed/synthetic";
-import { ms, summarize, type Summary, table, withBenchDatabase } from "./support";
+import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*
  * Counts and time windows at scale (issue 14; docs/decisions/0020-counts-at-scale.md): seeds
@@ -75,26 +73,6 @@ async function seed(url: string): Promise<void> {
   await client.query("VACUUM ANALYZE review_records, decision_log");
   await client.end();
   console.log(`  VACUUM ANALYZE: ${seconds(started)}`);
-}
-
-/** 2,000 records through the real intake (and its log entries through the chain trigger). */
-async function liveIntake(): Promise<void> {
-  const reasons = ["invalid-payload", "retry-limit", "provider-rejected", "fresh-cause"];
-  for (let batch = 0; batch < 40; batch++) {
-    await intakeReports(
-      Array.from({ length: 50 }, (_, i) => ({
-        input: {
-          category: (["manual-review", "sequence-gap", "effect-result-unknown"] as const)[i % 3],
-          reason: reasons[(batch + i) % reasons.length]!,
-          requiredCheck: "look",
-          attempts: 1,
-          lastError: i % 2 ? "ETIMEDOUT after 30000 ms" : undefined,
-          message: { id: `live-${batch}-${i}`, kind: "bench.live" },
-        } as ReportInput,
-      })),
-      intakeActor,
-    );
-  }
 }
 
 type Handler = (request: Request) => Promise<Response>;
@@ -173,7 +151,7 @@ async function main() {
   await withBenchDatabase("rc_bench_scale", async (url) => {
     const started = performance.now();
     await seed(url);
-    await liveIntake();
+    await intakeLiveRecords(intakeActor, ["invalid-payload", "retry-limit", "provider-rejected", "fresh-cause"]);
     console.log(`seeded in ${seconds(started)}\n`);
 
     const token = (await createApiToken("bench-scale", "auditor")).token;

@@ -1,9 +1,12 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import pg from "pg";
+import type { Actor } from "@/lib/auth/actor";
 import { closeDb } from "@/lib/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
+import { intakeReports } from "@/lib/reviews/intake";
+import type { ReportInput } from "@/lib/reviews/schema";
 import { seedSyntheticRecords } from "@/lib/seed/synthetic";
 import { withConnection } from "@/lib/db/connection";
 
@@ -144,4 +147,27 @@ export async function seedWithProgress(url: string, count: number): Promise<{ in
       console.log(`  ${done.toLocaleString("en")} rows generated${done === count ? "; then indexes and ANALYZE" : ""}`);
     },
   });
+}
+
+/**
+ * 2,000 records through the real intake, in 40 statements of 50 (and their log entries through
+ * the chain trigger): fresh delta rows in the counts tables, as live traffic leaves them between
+ * compactions, so a benchmark reads what a busy console reads.
+ */
+export async function intakeLiveRecords(actor: Actor, reasons: readonly string[]): Promise<void> {
+  for (let batch = 0; batch < 40; batch++) {
+    await intakeReports(
+      Array.from({ length: 50 }, (_, i) => ({
+        input: {
+          category: (["manual-review", "sequence-gap", "effect-result-unknown"] as const)[i % 3],
+          reason: reasons[(batch + i) % reasons.length]!,
+          requiredCheck: "look",
+          attempts: 1,
+          lastError: i % 2 ? "ETIMEDOUT after 30000 ms" : undefined,
+          message: { id: `live-${batch}-${i}`, kind: "bench.live" },
+        } as ReportInput,
+      })),
+      actor,
+    );
+  }
 }
