@@ -144,10 +144,10 @@ export async function serveFastPath(
   Object.assign(headers, baseSecurityHeaders({ https }));
   processMetrics().fastPath.inc({ route: route.path });
   if (!req.complete) {
-    // Answered before the whole body came (a refusal of its size or type): the connection is
-    // not reused (a client may stop sending the body once it has the answer, and the rest would
-    // be taken for its next request), and what does come is drained rather than reset.
-    res.shouldKeepAlive = false;
+    // Answered before the whole body came. What is left is drained, so the connection stays
+    // usable; but after a 413 the connection is not reused: the client may stop sending the
+    // oversized body once it has the answer, and the rest would be taken for its next request.
+    if (response.status === 413) res.shouldKeepAlive = false;
     req.resume();
   }
   res.writeHead(response.status, headers);
