@@ -36,6 +36,12 @@ const BATCH_SIZE = Number(process.env.BENCH_BATCH_SIZE ?? MAX_BATCH);
  * directory instead of `1`: the same, and the .cpuprofile files are kept there.
  */
 const CPU_PROFILE = process.env.BENCH_CPU_PROFILE;
+/**
+ * `1`: the same single C=32 and batch modes run a second time against a console with the intake
+ * fast path switched off (INTAKE_FAST_PATH=off: every request through Next's route), on the same
+ * database and machine, so the fast path's gain is a ratio of one run (docs/decisions/0025-intake-fast-path.md).
+ */
+const COMPARE_NEXT = process.env.BENCH_COMPARE_NEXT === "1";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -58,7 +64,11 @@ interface Console {
   stop(): Promise<void>;
 }
 
-async function startConsole(databaseUrl: string, profileDir: string | undefined): Promise<Console> {
+async function startConsole(
+  databaseUrl: string,
+  profileDir: string | undefined,
+  env: Record<string, string> = {},
+): Promise<Console> {
   const port = await freePort();
   const args = [
     ...(profileDir ? ["--cpu-prof", "--cpu-prof-dir", profileDir] : []),
@@ -73,7 +83,7 @@ async function startConsole(databaseUrl: string, profileDir: string | undefined)
   const child = spawn(process.execPath, args, {
     cwd: root,
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn" },
+    env: { ...process.env, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", LOG_LEVEL: "warn", ...env },
   });
   await new Promise<void>((resolve, reject) => {
     let output = "";
@@ -144,7 +154,14 @@ async function run(
   target: Console,
   token: string,
   mode: string,
-  options: { path: string; requests: number; connections: number; recordsPerRequest: number; anonymous?: boolean },
+  options: {
+    path: string;
+    requests: number;
+    connections: number;
+    recordsPerRequest: number;
+    /** Sent instead of the token (none at all when null). */
+    authorization?: string | null;
+  },
 ): Promise<ModeResult> {
   const latencies: number[] = [];
   let accepted = 0;
@@ -154,9 +171,10 @@ async function run(
     connections: options.connections,
     amount: options.requests,
     timeout: 60,
-    headers: options.anonymous
-      ? { "content-type": "application/json" }
-      : { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    headers:
+      options.authorization === null
+        ? { "content-type": "application/json" }
+        : { authorization: options.authorization ?? `Bearer ${token}`, "content-type": "application/json" },
     requests: [
       {
         method: "POST",
@@ -220,6 +238,8 @@ async function main() {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const results: ModeResult[] = [];
+    /** The Next-route modes of BENCH_COMPARE_NEXT=1 (their warm-up first). */
+    const comparison: ModeResult[] = [];
     try {
       console.log(`console on ${target.url} (pid ${target.child.pid})${profileDir ? ", with --cpu-prof" : ""}`);
       // Warm-up: route compilation on first use, JIT, the connection pool; counted in the checks below.
@@ -253,17 +273,59 @@ async function main() {
           recordsPerRequest: BATCH_SIZE,
         }),
       );
-      // The floor: the same request without a token is refused (401) before any database work, so
-      // its CPU time is what Next, proxy.ts and apiRoute cost per request by themselves.
+      // The floors: the same request refused (401) before any database work, so its CPU time is
+      // what the way in costs per request by itself. Without a token it goes through Next
+      // (proxy.ts, the route, apiRoute); with a malformed bearer token it takes the fast path.
       results.push(
-        await run(target, token, "floor: 401, no database", {
+        await run(target, token, "floor: 401 via Next, no database", {
           path: "/api/v1/reviews",
           requests: SINGLE_REQUESTS,
           connections: 32,
           recordsPerRequest: 1,
-          anonymous: true,
+          authorization: null,
         }),
       );
+      results.push(
+        await run(target, token, "floor: 401 fast path, no database", {
+          path: "/api/v1/reviews",
+          requests: SINGLE_REQUESTS,
+          connections: 32,
+          recordsPerRequest: 1,
+          authorization: "Bearer malformed token",
+        }),
+      );
+      if (COMPARE_NEXT) {
+        // One console at a time: the fast path's is stopped first, so the two never share the CPU.
+        await target.stop();
+        const viaNext = await startConsole(url, undefined, { INTAKE_FAST_PATH: "off" });
+        try {
+          console.log(`console with INTAKE_FAST_PATH=off on ${viaNext.url} (pid ${viaNext.child.pid})`);
+          await run(viaNext, token, "warm-up (Next route)", {
+            path: "/api/v1/reviews",
+            requests: 500,
+            connections: 8,
+            recordsPerRequest: 1,
+          }).then((r) => comparison.push(r));
+          comparison.push(
+            await run(viaNext, token, "single C=32 (Next route)", {
+              path: "/api/v1/reviews",
+              requests: SINGLE_REQUESTS,
+              connections: 32,
+              recordsPerRequest: 1,
+            }),
+          );
+          comparison.push(
+            await run(viaNext, token, `batch ${BATCH_SIZE} C=${BATCH_CONCURRENCY} (Next route)`, {
+              path: "/api/v1/reviews/batch",
+              requests: BATCH_REQUESTS,
+              connections: BATCH_CONCURRENCY,
+              recordsPerRequest: BATCH_SIZE,
+            }),
+          );
+        } finally {
+          await viaNext.stop();
+        }
+      }
 
       console.log(
         `\n${table(
@@ -279,7 +341,7 @@ async function main() {
             "CPU ms/request",
             "statuses",
           ],
-          results.map((r) => {
+          [...results, ...comparison.slice(1)].map((r) => {
             const sorted = [...r.latencies].sort((a, b) => a - b);
             return [
               r.mode,
@@ -298,7 +360,7 @@ async function main() {
       );
 
       // Nothing lost: every accepted record is in the database, and nothing else is.
-      const accepted = [warm, warmBatch, ...results].reduce((sum, r) => sum + r.records, 0);
+      const accepted = [warm, warmBatch, ...results, ...comparison].reduce((sum, r) => sum + r.records, 0);
       const records = await countRows(client, "review_records");
       const logged = await client.query<{ n: string }>(
         "SELECT count(*) AS n FROM decision_log WHERE action IN ('review.reported', 'review.reported-again')",
@@ -337,6 +399,13 @@ async function main() {
       [...single.latencies].sort((a, b) => a - b),
       0.99,
     );
+    if (comparison.length === 3) {
+      const rate = (r: ModeResult) => r.records / r.seconds;
+      console.log(
+        `\nfast path / Next route, same run: single C=32 ${(rate(single) / rate(comparison[1]!)).toFixed(2)}x, ` +
+          `batch ${(rate(batch) / rate(comparison[2]!)).toFixed(2)}x`,
+      );
+    }
     console.log(
       `\nsingle records/s: ${(single.records / single.seconds).toFixed(0)} p99 ms: ${singleP99.toFixed(0)} ` +
         `batch records/s: ${(batch.records / batch.seconds).toFixed(0)}`,

@@ -268,6 +268,40 @@ test("the Dockerfile's runtime stage, laid out from the build output, migrates a
       true,
     );
 
+    // A program reports a record: bearer intake is answered by the bundled fast path in start.mjs
+    // (docs/decisions/0025-intake-fast-path.md), with the Prisma client and token lookup it bundles.
+    const issued = spawnSync(
+      process.execPath,
+      [
+        path.join(root, "bin", "review-console.mjs"),
+        "token",
+        "add",
+        "--name",
+        "standalone-worker",
+        "--role",
+        "consumer",
+      ],
+      { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl.toString() }, encoding: "utf8" },
+    );
+    expect(issued.status, issued.stderr).toBe(0);
+    const token = issued.stdout.trim().split("\n").at(-1)!;
+    const reported = await request.post(`${base}/api/v1/reviews`, {
+      headers: { authorization: `Bearer ${token}` },
+      data: {
+        category: "manual-review",
+        reason: "invalid-payload",
+        requiredCheck: "look",
+        attempts: 1,
+        message: { id: `standalone-${randomBytes(4).toString("hex")}`, kind: "k", payload: {} },
+      },
+    });
+    expect(reported.status(), await reported.text()).toBe(201);
+    expect(reported.headers()["content-security-policy"]).toContain("default-src 'none'");
+    const metrics = await request.get(`${base}/api/metrics`, { headers: { authorization: `Bearer ${token}` } });
+    expect(await metrics.text()).toMatch(
+      /review_console_http_fast_path_requests_total\{route="\/api\/v1\/reviews"\} 1/,
+    );
+
     // `docker stop`: SIGTERM to the command alone, which must end by itself and cleanly.
     const exited = new Promise<number | null>((resolve) => child!.once("exit", (code) => resolve(code)));
     child.kill("SIGTERM");

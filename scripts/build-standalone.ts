@@ -37,8 +37,10 @@ async function main(): Promise<number> {
     target: "node20.19",
     tsconfig: path.join(root, "tsconfig.json"),
     // Next stays one copy, the one its server files were traced with. pg-native is pg's optional
-    // native driver, never installed here.
-    external: ["next", "pg-native"],
+    // native driver, never installed here. @node-rs/argon2 (password hashes; reached through the
+    // intake fast path's authentication, lib/net/intake-fast-path.ts) is a native module esbuild
+    // cannot bundle; Next traces it into the standalone's node_modules as a server external.
+    external: ["next", "pg-native", "@node-rs/argon2"],
     // CommonJS packages bundled into an ES module (pg) still call require for Node's built-ins.
     banner: { js: 'import { createRequire } from "node:module"; const require = createRequire(import.meta.url);' },
     legalComments: "none",

@@ -12,6 +12,8 @@ export interface ProcessMetrics {
   registry: Registry;
   decisions: Counter<"action">;
   httpDuration: Histogram<"route" | "method" | "status">;
+  /** Intake requests the console's own server answered without Next (lib/net/intake-fast-path.ts). */
+  fastPath: Counter<"route">;
 }
 
 /** Seconds. From 5 ms (a cached read) to 30 s (a batch intake, a large dry run). */
@@ -48,7 +50,13 @@ function create(): ProcessMetrics {
     buckets: HTTP_DURATION_BUCKETS,
     registers: [registry],
   });
-  return { registry, decisions, httpDuration };
+  const fastPath = new Counter({
+    name: "review_console_http_fast_path_requests_total",
+    help: "Intake requests (POST /api/v1/reviews, /api/v1/reviews/batch) answered by the console's own server without Next's request pipeline, by route",
+    labelNames: ["route"],
+    registers: [registry],
+  });
+  return { registry, decisions, httpDuration, fastPath };
 }
 
 export function processMetrics(): ProcessMetrics {

@@ -1,12 +1,14 @@
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import next from "next";
+import { type FastPathAddress, fastPathEnabled, fastRoute, serveFastPath } from "./intake-fast-path";
 import { PEER_ADDRESS_HEADER, PEER_HEADER_FLAG } from "./peer-address";
 
 // The console's own HTTP server: Next's request handler behind a plain node:http server, so the
 // server knows each request's socket address and can hand it to the application. Next gives route
 // handlers no socket address (it only fills X-Forwarded-For from the socket when the client sent
 // none, so a direct client chooses its own); the sign-in limit per client address needs one that
-// no client can choose (docs/decisions/0006-authentication.md).
+// no client can choose (docs/decisions/0006-authentication.md). Bearer intake requests are
+// answered here without Next, by the same handlers (./intake-fast-path.ts, ADR 0025).
 
 export interface ConsoleServerOptions {
   dir: string;
@@ -20,11 +22,13 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   const app = next({ dev: false, dir: options.dir, hostname: options.hostname, port: options.port });
   const handle = app.getRequestHandler();
   await app.prepare();
-  const server = createServer((req, res) => {
-    // Node lower-cases header names; a client's own copy (in any case, any number) is dropped.
-    req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
-    void handle(req, res);
-  });
+  const server = createServer(
+    consoleRequestListener((req, res) => void handle(req, res), {
+      hostname: options.hostname,
+      port: options.port,
+      fastPath: fastPathEnabled(),
+    }),
+  );
   // A client (a browser, a load balancer, Playwright's request context) may reuse an idle
   // connection just as Node's default 5 s keep-alive closes it, and its request then dies with
   // ECONNRESET. Idle connections are kept longer than such clients keep theirs; shutdown closes
@@ -36,4 +40,24 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
     server.listen(options.port, options.hostname, () => resolve());
   });
   return server;
+}
+
+/**
+ * What the server does with each request: the socket's address goes on as a header, then bearer
+ * intake takes the fast path (when `fastPath`), everything else goes to `next` (Next's handler).
+ */
+export function consoleRequestListener(
+  nextHandler: (req: IncomingMessage, res: ServerResponse) => void,
+  options: FastPathAddress & { fastPath: boolean },
+): RequestListener {
+  return (req, res) => {
+    // Node lower-cases header names; a client's own copy (in any case, any number) is dropped.
+    req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
+    const route = options.fastPath ? fastRoute(req) : undefined;
+    if (!route) return nextHandler(req, res);
+    serveFastPath(req, res, route, options).catch((err: unknown) => {
+      // serveFastPath answers every failure of the handler; this is one of the answer itself.
+      res.destroy(err instanceof Error ? err : new Error(String(err)));
+    });
+  };
 }

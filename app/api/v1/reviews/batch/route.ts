@@ -1,45 +1,5 @@
-import { validationError } from "@/lib/http/errors";
-import { arrayElements, objectMembers, sliceSpan } from "@review-console/contract";
-import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
-import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { intakeReports, type Report } from "@/lib/reviews/intake";
-import { batchSchema, reportSchema } from "@/lib/reviews/schema";
+import { reportReviewBatch } from "@/lib/reviews/intake-routes";
 
-/**
- * Per-item results: valid items are recorded, invalid ones are answered with their 400 and the
- * fields they lack, so one bad record does not hold back 499 good ones.
- */
-export const POST = apiRoute("reviews.report", async ({ request, actor }) => {
-  const { data, text } = await parseJsonBody(request, batchSchema, { asReceived: true });
-  const recordsSpan = objectMembers(text, 0).get("records");
-  const elements = recordsSpan ? arrayElements(text, recordsSpan[0]) : [];
-  const valid: { index: number; report: Report }[] = [];
-  const results: unknown[] = data.records.map((raw, index) => {
-    const parsed = reportSchema.safeParse(raw);
-    if (parsed.success) {
-      const element = elements[index];
-      const rawMessage = element ? sliceSpan(text, objectMembers(text, element[0]).get("message")) : undefined;
-      valid.push({ index, report: { input: parsed.data, rawMessage } });
-      return null;
-    }
-    const refusal = validationError(parsed.error, `records.${index}`);
-    return { index, status: refusalStatus(refusal), error: refusalBody(refusal) };
-  });
-  const recorded = valid.length
-    ? await intakeReports(
-        valid.map((v) => v.report),
-        actor,
-      )
-    : [];
-  recorded.forEach((result, i) => {
-    const index = valid[i]!.index;
-    results[index] = {
-      index,
-      status: result.created ? 201 : 200,
-      id: result.id,
-      recordStatus: result.status,
-      attempts: result.attempts,
-    };
-  });
-  return Response.json({ results, recorded: recorded.length, rejected: data.records.length - recorded.length });
-});
+// The handler lives in lib/reviews/intake-routes.ts: the console's own server answers bearer
+// requests with it directly (lib/net/intake-fast-path.ts), so both ways in share one definition.
+export const POST = reportReviewBatch;

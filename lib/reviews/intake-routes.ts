@@ -1,0 +1,64 @@
+import { arrayElements, objectMembers, sliceSpan } from "@review-console/contract";
+import { validationError } from "@/lib/http/errors";
+import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { intakeReport, intakeReports, type Report } from "@/lib/reviews/intake";
+import { batchSchema, reportSchema } from "@/lib/reviews/schema";
+
+// The two intake handlers, framework-free (a web Request in, a Response out): Next's routes
+// (app/api/v1/reviews/route.ts, .../batch/route.ts) export them as their POST, and the console's
+// own server answers bearer requests to the same paths with the very same functions, without
+// Next's request pipeline (lib/net/intake-fast-path.ts, docs/decisions/0025-intake-fast-path.md).
+// One definition, so the two ways in cannot answer differently.
+
+/** POST /api/v1/reviews: one report; 201 when it made a record, 200 when it joined one. */
+export const reportReview = apiRoute("reviews.report", async ({ request, actor }) => {
+  const { data, text } = await parseJsonBody(request, reportSchema, { asReceived: true });
+  const rawMessage = sliceSpan(text, objectMembers(text, 0).get("message"));
+  // Joined with concurrent reports of the same actor into one statement (lib/reviews/intake-coalescer.ts).
+  const result = await intakeReport({ input: data, rawMessage }, actor);
+  return Response.json(
+    { id: result.id, status: result.status, attempts: result.attempts },
+    { status: result.created ? 201 : 200 },
+  );
+});
+
+/**
+ * POST /api/v1/reviews/batch. Per-item results: valid items are recorded, invalid ones are
+ * answered with their 400 and the fields they lack, so one bad record does not hold back 499
+ * good ones.
+ */
+export const reportReviewBatch = apiRoute("reviews.report", async ({ request, actor }) => {
+  const { data, text } = await parseJsonBody(request, batchSchema, { asReceived: true });
+  const recordsSpan = objectMembers(text, 0).get("records");
+  const elements = recordsSpan ? arrayElements(text, recordsSpan[0]) : [];
+  const valid: { index: number; report: Report }[] = [];
+  const results: unknown[] = data.records.map((raw, index) => {
+    const parsed = reportSchema.safeParse(raw);
+    if (parsed.success) {
+      const element = elements[index];
+      const rawMessage = element ? sliceSpan(text, objectMembers(text, element[0]).get("message")) : undefined;
+      valid.push({ index, report: { input: parsed.data, rawMessage } });
+      return null;
+    }
+    const refusal = validationError(parsed.error, `records.${index}`);
+    return { index, status: refusalStatus(refusal), error: refusalBody(refusal) };
+  });
+  const recorded = valid.length
+    ? await intakeReports(
+        valid.map((v) => v.report),
+        actor,
+      )
+    : [];
+  recorded.forEach((result, i) => {
+    const index = valid[i]!.index;
+    results[index] = {
+      index,
+      status: result.created ? 201 : 200,
+      id: result.id,
+      recordStatus: result.status,
+      attempts: result.attempts,
+    };
+  });
+  return Response.json({ results, recorded: recorded.length, rejected: data.records.length - recorded.length });
+});
