@@ -65,7 +65,10 @@ export function ArrivalsChart({
           })),
         ],
       };
-      const data: uPlot.AlignedData = [buckets.map((start) => Date.parse(start) / 1000), ...series.map((s) => s.counts)];
+      const data: uPlot.AlignedData = [
+        buckets.map((start) => Date.parse(start) / 1000),
+        ...series.map((s) => s.counts),
+      ];
       plot = new UPlot(options, data, element);
       observer = new ResizeObserver(() => plot?.setSize({ width: Math.max(200, element.clientWidth), height: HEIGHT }));
       observer.observe(element);
@@ -82,7 +85,9 @@ export function ArrivalsChart({
   return (
     <div className={styles.chartFrame}>
       <div ref={box} className={styles.chart} role="img" aria-label={summary} data-testid="arrivals-chart" />
-      {failed ? <p className={styles.chartFailed}>The chart could not be drawn; the table below has its numbers.</p> : null}
+      {failed ? (
+        <p className={styles.chartFailed}>The chart could not be drawn; the table below has its numbers.</p>
+      ) : null}
       <ul className={styles.legend} aria-hidden="true">
         {series.map((s, i) => (
           <li key={s.key}>

@@ -240,7 +240,10 @@ describe("refusals", () => {
     for (const window of ["1h", "", "30D", "7d "]) {
       const answer = await overview(window);
       expect(answer.status, window).toBe(400);
-      expect(answer.body.error.issues.map((i: { path: string }) => i.path), window).toContain("window");
+      expect(
+        answer.body.error.issues.map((i: { path: string }) => i.path),
+        window,
+      ).toContain("window");
     }
   });
 });
