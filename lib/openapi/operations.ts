@@ -177,7 +177,8 @@ const REVIEWS: ApiOperation[] = [
       },
       422: error("A corrected payload fails the kind's schema, or the envelope changes a field it may only add."),
     },
-  },  {
+  },
+  {
     method: "GET",
     route: "/api/v1/overview",
     operationId: "getOverview",
