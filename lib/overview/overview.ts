@@ -139,7 +139,7 @@ interface ArrivalRow {
   n: bigint;
 }
 
-async function arrivals(window: OverviewWindow, from: Date): Promise<Overview["arrivals"]> {
+export async function arrivals(window: OverviewWindow, from: Date): Promise<Overview["arrivals"]> {
   const { bucket } = WINDOW_SHAPE[window];
   const bucketSql = bucket === "hour" ? Prisma.sql`hour` : Prisma.sql`date_trunc('day', hour, 'UTC')`;
   // One pass over the window's hourly rows, summed per bucket three ways (GROUPING SETS); the
@@ -188,7 +188,7 @@ async function arrivals(window: OverviewWindow, from: Date): Promise<Overview["a
   };
 }
 
-async function openByCategory(): Promise<Overview["open"]> {
+export async function openByCategory(): Promise<Overview["open"]> {
   const rows = await db().$queryRaw<{ category: string; n: bigint }[]>`
     SELECT category::text AS category, sum(n)::bigint AS n
       FROM review_record_counts WHERE status = 'open' GROUP BY 1 HAVING sum(n) <> 0`;
@@ -201,7 +201,7 @@ async function openByCategory(): Promise<Overview["open"]> {
   return { total, byCategory };
 }
 
-async function oldestOpen(now: Date): Promise<Overview["oldestOpen"]> {
+export async function oldestOpen(now: Date): Promise<Overview["oldestOpen"]> {
   const rows = await db().$queryRaw<
     { id: string; category: ReviewCategory; reason: string; kind: string | null; firstSeenAt: Date }[]
   >`
@@ -227,7 +227,7 @@ interface ResolutionRow {
   more: boolean;
 }
 
-async function resolution(from: Date): Promise<Overview["resolution"]> {
+export async function resolution(from: Date): Promise<Overview["resolution"]> {
   // The newest finished records of the window, one more than the sample to tell whether there
   // were more; the percentiles over the sample itself.
   const rows = await db().$queryRaw<ResolutionRow[]>`
@@ -267,7 +267,7 @@ async function resolution(from: Date): Promise<Overview["resolution"]> {
   };
 }
 
-async function operationsInFlight(): Promise<Overview["operations"]> {
+export async function operationsInFlight(): Promise<Overview["operations"]> {
   const live = LIVE_OPERATION_STATES;
   const [counts, items] = await Promise.all([
     db().$queryRaw<{ state: string; n: bigint }[]>`
@@ -297,6 +297,7 @@ async function operationsInFlight(): Promise<Overview["operations"]> {
   };
 }
 
+/** The whole answer; its five parts (exported for bench/overview.ts's breakdown) run side by side. */
 export async function overview(query: OverviewQuery, now = new Date()): Promise<Overview> {
   const window = query.window ?? "24h";
   const from = windowStart(window, now);
