@@ -5,7 +5,7 @@ import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
 import { can, type Role } from "@/lib/auth/roles";
 
-export type ShellSection = "reviews" | "operations" | "audit" | "admin" | "api-reference";
+export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference";
 
 /** Who is signed in, as the shell shows it (a subset of the session's user). */
 export interface ShellUser {
@@ -20,6 +20,7 @@ const NAV: {
   /** The permission the section needs; none: every signed-in person. */
   permission?: "reviews.read" | "operations.read" | "audit.read" | "users.manage";
 }[] = [
+  { section: "overview", href: "/overview", label: "Overview", permission: "reviews.read" },
   { section: "reviews", href: "/reviews", label: "Queue", permission: "reviews.read" },
   { section: "operations", href: "/operations", label: "Operations", permission: "operations.read" },
   { section: "audit", href: "/audit", label: "Decision log", permission: "audit.read" },

@@ -166,4 +166,15 @@ test.describe("no serious or critical accessibility violation", () => {
     await expect(page.getByRole("region", { name: "Hash chain verification" })).toContainText("Chain intact:");
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  test("the overview, with its chart and the chart's table open", async ({ page, loginAs }) => {
+    await loginAs("owner");
+    await page.goto("/overview");
+    await expect(page.getByRole("heading", { level: 1, name: "Overview" })).toBeVisible();
+    const arrivals = page.getByRole("region", { name: "Arrivals" });
+    await expect(arrivals.locator("canvas").first()).toBeVisible();
+    await arrivals.getByText("The chart as a table").click();
+    await expect(arrivals.getByRole("table")).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });

@@ -11,6 +11,7 @@ import { type Category, expect, type ReportInput, test } from "./records";
 const shots = path.join(import.meta.dirname, "screenshots");
 const readmeShot = path.join(import.meta.dirname, "..", "docs", "screenshot-queue.png");
 const readmeOperationShot = path.join(import.meta.dirname, "..", "docs", "screenshot-operation.png");
+const readmeOverviewShot = path.join(import.meta.dirname, "..", "docs", "screenshot-overview.png");
 
 interface Seed {
   category: Category;
@@ -370,4 +371,10 @@ test("screenshots of the queue, a record of each category and the decision log",
   });
   const operationShot = await shoot(page, "operation");
   if (process.env.UPDATE_README_SCREENSHOT) await copyFile(operationShot, readmeOperationShot);
+
+  // The overview, the owners' landing page, over the same day (its chart drawn).
+  await page.goto("/overview");
+  await expect(page.getByRole("region", { name: "Arrivals" }).locator("canvas").first()).toBeVisible();
+  const overviewShot = await shoot(page, "overview");
+  if (process.env.UPDATE_README_SCREENSHOT) await copyFile(overviewShot, readmeOverviewShot);
 });

@@ -25,6 +25,8 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   // (written only by that migration).
   review_group_counts: ["SELECT"],
   decision_log_time_order: ["SELECT"],
+  // 20261201080000: the overview's arrivals, kept by their triggers like the counts above.
+  review_arrival_counts: ["SELECT"],
 };
 const DEFAULT_TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE"];
 /** What the append-only tables must not allow, whatever PUBLIC or anyone else granted. */

@@ -11,6 +11,7 @@ import {
   operationLogQuerySchema,
   resumeSchema,
 } from "@/lib/operations/schema";
+import { overviewQuerySchema } from "@/lib/overview/overview";
 import { claimSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
@@ -176,6 +177,18 @@ const REVIEWS: ApiOperation[] = [
       },
       422: error("A corrected payload fails the kind's schema, or the envelope changes a field it may only add."),
     },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/overview",
+    operationId: "getOverview",
+    summary: "The overview: arrivals, open records, time to resolution, operations in flight",
+    description:
+      "Arrivals per hour (24h) or day (7d, 30d) by category, reason and kind; open records by category; the oldest open record; time to resolution (p50/p95) per cause; live bulk operations.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.read" },
+    query: overviewQuerySchema,
+    answers: ok("The overview of the window.", body.overviewSchema),
   },
 ];
 

@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { AuditEntry } from "@/lib/audit/schema";
 import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations/types";
+import type { Overview } from "@/lib/overview/overview";
 import type { OutcomeResult } from "@/lib/replays/outcome";
 import type { ReviewDetail } from "@/lib/reviews/detail";
 import type { GroupEstimate, ReviewGroup } from "@/lib/reviews/groups";
@@ -35,4 +36,5 @@ export type ResponseTypesAgree = [
   Holds<Accepts<typeof body.kindAutoReplaySchema, KindAutoReplay>>,
   Holds<Accepts<typeof body.personSchema, PersonView>>,
   Holds<Accepts<typeof body.tokenSchema, TokenView>>,
+  Holds<Accepts<typeof body.overviewSchema, Overview>>,
 ];

@@ -377,3 +377,82 @@ export const healthSchema = z.union([
   z.object({ status: z.literal("ok") }),
   z.object({ status: z.literal("unavailable"), error: z.string() }),
 ]);
+
+const arrivalSeriesSchema = z.object({
+  key: z.string().meta({ description: "The category, reason or kind; `(none)` for records without a kind." }),
+  total: z.int(),
+  counts: z.array(z.int()).meta({ description: "One count per bucket, in the order of `buckets`." }),
+});
+
+export const overviewSchema = z
+  .object({
+    window: z.enum(["24h", "7d", "30d"]),
+    generatedAt: instant,
+    from: instant.meta({ description: "The start of the first bucket (UTC)." }),
+    to: instant.meta({ description: "Now: the last bucket is partial." }),
+    arrivals: z
+      .object({
+        bucket: z.enum(["hour", "day"]),
+        buckets: z.array(instant).meta({ description: "The start of each bucket (UTC hours or days)." }),
+        total: z.int(),
+        byCategory: z.array(arrivalSeriesSchema),
+        byReason: z.array(arrivalSeriesSchema),
+        byKind: z.array(arrivalSeriesSchema),
+      })
+      .meta({
+        description:
+          "Records by the bucket of their first sighting and their current category, reason and kind. Exact: kept by the database in the same transaction as each change.",
+      }),
+    open: z.object({ total: z.int(), byCategory: counts }).meta({ description: "Records in status open. Exact." }),
+    oldestOpen: z
+      .object({
+        id: uuid,
+        category: z.enum(REVIEW_CATEGORIES),
+        reason: z.string(),
+        kind: z.string().nullable(),
+        firstSeenAt: instant,
+        ageSeconds: z.int(),
+      })
+      .nullable(),
+    resolution: z
+      .object({
+        finished: z.int().meta({ description: "Records finished in the window that the percentiles are over." }),
+        sampled: z.boolean().meta({
+          description: "True when the window held more than `sampleLimit` finished records: the newest were used.",
+        }),
+        sampleLimit: z.int(),
+        causes: z.array(
+          z.object({
+            kind: z.string().nullable(),
+            reason: z.string(),
+            errorClass: z.string().nullable(),
+            finished: z.int(),
+            p50Seconds: z.int(),
+            p95Seconds: z.int(),
+          }),
+        ),
+        truncated: z.boolean().meta({ description: "True when there were more than 50 causes." }),
+      })
+      .meta({
+        description:
+          "Time from first sighting to resolved or cancelled, per cause (kind + reason + error class), over the records finished in the window.",
+      }),
+    operations: z.object({
+      inFlight: z.int(),
+      byState: counts,
+      items: z.array(
+        z.object({
+          id: uuid,
+          action: z.enum(OPERATION_ACTIONS),
+          state: z.enum(OPERATION_STATES),
+          total: z.int(),
+          reason: z.string(),
+          createdAt: instant,
+        }),
+      ),
+    }),
+    estimates: z
+      .array(z.literal("resolution"))
+      .meta({ description: "The parts of the answer that are estimates, not exact figures." }),
+  })
+  .meta({ id: "Overview" });

@@ -1,0 +1,6 @@
+import { PageSkeleton } from "@/components/ui/page-skeleton";
+
+// Inside the shell of ./layout.tsx, which is already on screen.
+export default function Loading() {
+  return <PageSkeleton label="Loading the overview…" />;
+}

@@ -1,0 +1,101 @@
+"use client";
+
+import "uplot/dist/uPlot.min.css";
+import { useEffect, useRef, useState } from "react";
+import type uPlot from "uplot";
+import type { ArrivalSeries } from "./model";
+import styles from "./overview.module.css";
+
+/**
+ * Colours of the series, in order (the table alternative names them; colour is never the only
+ * cue). Chosen to stay apart for the common colour-vision deficiencies (Okabe-Ito).
+ */
+export const SERIES_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#6b6b6b"];
+
+const HEIGHT = 240;
+
+/**
+ * Arrivals per bucket as lines, drawn by uPlot on a canvas (docs/decisions/0026-overview-and-charts.md).
+ * uPlot needs `window` and a canvas, so it is imported in the browser only, after the first
+ * render; until then (and if it fails) the box keeps its height and the table below carries the
+ * numbers. The box is an image for assistive technology, named by `summary`.
+ */
+export function ArrivalsChart({
+  buckets,
+  bucket,
+  series,
+  summary,
+}: {
+  buckets: string[];
+  bucket: "hour" | "day";
+  series: ArrivalSeries[];
+  summary: string;
+}) {
+  const box = useRef<HTMLDivElement>(null);
+  const [failed, setFailed] = useState(false);
+
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    let plot: uPlot | null = null;
+    let observer: ResizeObserver | null = null;
+    let cancelled = false;
+    (async () => {
+      const { default: UPlot } = await import("uplot");
+      if (cancelled) return;
+      const options: uPlot.Options = {
+        width: Math.max(200, element.clientWidth),
+        height: HEIGHT,
+        // Buckets are UTC hours and days; the axis says so too.
+        tzDate: (seconds) => UPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
+        legend: { show: false },
+        cursor: { drag: { x: false, y: false } },
+        scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+        axes: [
+          { values: bucket === "hour" ? "{HH}:{mm}" : "{MMM} {D}" },
+          { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : "")) },
+        ],
+        series: [
+          {},
+          ...series.map((s, i) => ({
+            label: s.key,
+            stroke: SERIES_COLOURS[i % SERIES_COLOURS.length],
+            width: 2,
+            points: { show: buckets.length <= 31 },
+          })),
+        ],
+      };
+      const data: uPlot.AlignedData = [
+        buckets.map((start) => Date.parse(start) / 1000),
+        ...series.map((s) => s.counts),
+      ];
+      plot = new UPlot(options, data, element);
+      observer = new ResizeObserver(() => plot?.setSize({ width: Math.max(200, element.clientWidth), height: HEIGHT }));
+      observer.observe(element);
+    })().catch(() => {
+      if (!cancelled) setFailed(true);
+    });
+    return () => {
+      cancelled = true;
+      observer?.disconnect();
+      plot?.destroy();
+    };
+  }, [buckets, bucket, series]);
+
+  return (
+    <div className={styles.chartFrame}>
+      <div ref={box} className={styles.chart} role="img" aria-label={summary} data-testid="arrivals-chart" />
+      {failed ? (
+        <p className={styles.chartFailed}>The chart could not be drawn; the table below has its numbers.</p>
+      ) : null}
+      <ul className={styles.legend} aria-hidden="true">
+        {series.map((s, i) => (
+          <li key={s.key}>
+            <span className={styles.swatch} data-colour={i % SERIES_COLOURS.length} />
+            {s.key}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
