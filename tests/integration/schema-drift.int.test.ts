@@ -135,14 +135,15 @@ interface Catalog {
 async function readCatalog(url: string): Promise<Catalog> {
   return withClient(url, async (c) => {
     const tables = await c.query<{ table_name: string; table_type: string }>(
+      // Partitions (the decision log's months) are the parent's storage, not tables of their own.
       `SELECT table_name, table_type FROM information_schema.tables
-        WHERE table_schema = 'public' ORDER BY table_name`,
+        WHERE table_schema = 'public' AND table_name NOT IN (SELECT c.relname FROM pg_class c JOIN pg_namespace cn ON cn.oid = c.relnamespace WHERE cn.nspname = 'public' AND c.relispartition) ORDER BY table_name`,
     );
     const columns = await c.query<DbColumn>(
       `SELECT table_name, column_name, data_type, udt_name, is_nullable, character_maximum_length,
               numeric_precision, numeric_scale, datetime_precision
          FROM information_schema.columns
-        WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+        WHERE table_schema = 'public' AND table_name NOT IN (SELECT c.relname FROM pg_class c JOIN pg_namespace cn ON cn.oid = c.relnamespace WHERE cn.nspname = 'public' AND c.relispartition) ORDER BY table_name, ordinal_position`,
     );
     const enums = await c.query<{ name: string; labels: string[] }>(
       `SELECT t.typname::text AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
@@ -166,7 +167,7 @@ async function readCatalog(url: string): Promise<Catalog> {
          JOIN pg_class i ON i.oid = ix.indexrelid
          JOIN pg_class t ON t.oid = ix.indrelid
          JOIN pg_namespace n ON n.oid = t.relnamespace
-        WHERE n.nspname = 'public' AND ix.indisunique
+        WHERE n.nspname = 'public' AND ix.indisunique AND NOT t.relispartition
         ORDER BY t.relname, i.relname`,
     );
     return {
