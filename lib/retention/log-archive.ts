@@ -122,11 +122,12 @@ async function writeMonthFile(
     let hash = previous.lastHash;
     let at = "";
     for (;;) {
+      // ORDER BY the column, not the text alias `seq` (which would sort entry 10 before entry 2).
       const { rows } = await client.query<Row>(
         `SELECT seq::text AS seq, extract(epoch FROM at)::text AS "atEpoch", actor, actor_role AS "actorRole", action,
                 review_id::text AS "reviewId", effect_key AS "effectKey", reason, details::text AS details,
                 prev_hash AS "prevHash", hash
-           FROM ${pg.escapeIdentifier(partition.table)} WHERE seq > $1 ORDER BY seq LIMIT $2`,
+           FROM ${pg.escapeIdentifier(partition.table)} AS l WHERE l.seq > $1 ORDER BY l.seq LIMIT $2`,
         [seq, BATCH],
       );
       for (const row of rows) {
