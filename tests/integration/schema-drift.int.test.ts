@@ -368,7 +368,7 @@ describe("the drift check itself", () => {
   it("reports each kind of drift in the database, naming what drifted", async () => {
     const url = await alteredDatabase([
       `ALTER TABLE users ALTER COLUMN email TYPE varchar(320)`,
-      `ALTER TABLE decision_log ALTER COLUMN at TYPE timestamptz(3)`,
+      `ALTER TABLE decision_log_checkpoints ALTER COLUMN at TYPE timestamptz(3)`,
       `ALTER TABLE review_revisions ALTER COLUMN envelope TYPE json`,
       `ALTER TABLE review_history ALTER COLUMN reason SET NOT NULL`,
       `ALTER TABLE sequence_state DROP COLUMN updated_at`,
@@ -392,7 +392,7 @@ describe("the drift check itself", () => {
     expect([...differences].sort()).toEqual(
       [
         "users.email (User.email): type is character varying(320) in the database, text in schema.prisma",
-        "decision_log.at (DecisionLog.at): type is timestamp with time zone(3) in the database, timestamp with time zone(6) in schema.prisma",
+        "decision_log_checkpoints.at (DecisionLogCheckpoint.at): type is timestamp with time zone(3) in the database, timestamp with time zone(6) in schema.prisma",
         "review_revisions.envelope (ReviewRevision.envelope): type is json in the database, jsonb in schema.prisma",
         "review_history.reason (ReviewHistory.reason): NOT NULL in the database, optional in schema.prisma",
         "column sequence_state.updated_at (SequenceState.updatedAt) is missing from the database",
