@@ -22,7 +22,9 @@ export interface ArchiveRun {
  * records (lib/retention/finished-records.ts, built on another branch) is called from here, after
  * the decision log's months, with the same --before and --dir. Until it is wired this does nothing.
  */
-export async function archiveFinishedRecordsHook(_run: ArchiveRun): Promise<void> {}
+export async function archiveFinishedRecordsHook(run: ArchiveRun): Promise<void> {
+  void run;
+}
 
 function describe(month: ArchivedMonth): string {
   if (month.file === null) return `${month.month}: no entries; its empty partition dropped`;
@@ -56,7 +58,9 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
       try {
         pem = await readFile(keyFile, "utf8");
       } catch (error) {
-        throw new Error(`cannot read private key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+        throw new Error(
+          `cannot read private key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        );
       }
       const privateKey = loadPrivateKey(pem);
       const dir = options.dir ?? process.env[ARCHIVE_DIR_SETTING] ?? "archive";

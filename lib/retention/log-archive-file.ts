@@ -1,10 +1,5 @@
 import { z } from "zod";
-import {
-  type Checkpoint,
-  CHECKPOINT_KIND,
-  checkpointSchema,
-  signatureProblem,
-} from "@/lib/audit/checkpoint";
+import { type Checkpoint, CHECKPOINT_KIND, checkpointSchema, signatureProblem } from "@/lib/audit/checkpoint";
 import { entryHash, formatEntryTime } from "@/lib/audit/verify";
 import type { KeyObject } from "node:crypto";
 
@@ -132,7 +127,8 @@ export function verifyArchiveText(text: string, publicKey: KeyObject): ArchiveVe
     if (entry.seq !== previousSeq + 1) {
       return fail(line, `entry ${entry.seq} follows entry ${previousSeq}: entries between are missing`);
     }
-    if (entry.prevHash !== previousHash) return fail(line, `entry ${entry.seq}: its link to the previous entry is broken`);
+    if (entry.prevHash !== previousHash)
+      return fail(line, `entry ${entry.seq}: its link to the previous entry is broken`);
     let expected: string;
     try {
       expected = archivedEntryHash(entry);

@@ -55,7 +55,9 @@ async function lastArchived(client: pg.Client): Promise<LastArchived> {
   const { rows } = await client.query<{ lastSeq: string; lastHash: string }>(
     `SELECT last_seq::text AS "lastSeq", last_hash AS "lastHash" FROM decision_log_archives ORDER BY last_seq DESC LIMIT 1`,
   );
-  return rows[0] ? { lastSeq: Number(rows[0].lastSeq), lastHash: rows[0].lastHash } : { lastSeq: 0, lastHash: GENESIS_HASH };
+  return rows[0]
+    ? { lastSeq: Number(rows[0].lastSeq), lastHash: rows[0].lastHash }
+    : { lastSeq: 0, lastHash: GENESIS_HASH };
 }
 
 interface Span {
@@ -72,7 +74,12 @@ async function spanOf(client: pg.Client, partition: string): Promise<Span> {
             (SELECT hash FROM ${table} ORDER BY seq DESC LIMIT 1) AS hash FROM ${table}`,
   );
   const row = rows[0]!;
-  return { entries: Number(row.n), firstSeq: Number(row.first ?? 0), lastSeq: Number(row.last ?? 0), lastHash: row.hash };
+  return {
+    entries: Number(row.n),
+    firstSeq: Number(row.first ?? 0),
+    lastSeq: Number(row.last ?? 0),
+    lastHash: row.hash,
+  };
 }
 
 /** Fsyncs a directory, so a rename into it survives a crash. */
@@ -138,8 +145,21 @@ async function writeMonthFile(
           );
         }
         at = formatEntryTime(row.atEpoch);
-        const { atEpoch: _epoch, ...fields } = row;
-        await write(entryLine({ ...fields, seq: next, at }));
+        await write(
+          entryLine({
+            seq: next,
+            at,
+            actor: row.actor,
+            actorRole: row.actorRole,
+            action: row.action,
+            reviewId: row.reviewId,
+            effectKey: row.effectKey,
+            reason: row.reason,
+            details: row.details,
+            prevHash: row.prevHash,
+            hash: row.hash,
+          }),
+        );
         seq = next;
         hash = row.hash;
       }
@@ -261,7 +281,14 @@ export async function archiveDecisionLog(ownerUrl: string, options: ArchiveOptio
       );
       // === HOOK POINT (finished records) is in cli/archive-commands.ts, after all months. ===
       await detachMonth(client, partition, { span, file, sha256, lastAt: rows[0]!.at });
-      const result = { month: partition.month, entries: span.entries, file, firstSeq: span.firstSeq, lastSeq: span.lastSeq, sha256 };
+      const result = {
+        month: partition.month,
+        entries: span.entries,
+        file,
+        firstSeq: span.firstSeq,
+        lastSeq: span.lastSeq,
+        sha256,
+      };
       done.push(result);
       options.onMonth?.(result);
     }

@@ -112,7 +112,9 @@ describe("the decision log partitioned by month", () => {
   });
 
   it("refuses a caller's time in another month rather than route the entry wrongly", async () => {
-    const error = await sql(`INSERT INTO decision_log (at, actor, action) VALUES ('2001-01-01T00:00:00Z', 'f', 'x')`).then(
+    const error = await sql(
+      `INSERT INTO decision_log (at, actor, action) VALUES ('2001-01-01T00:00:00Z', 'f', 'x')`,
+    ).then(
       () => null,
       (e: { code?: string }) => e,
     );
@@ -132,18 +134,22 @@ describe("review-console archive", () => {
     before = await months();
   }, CLI_TIMEOUT);
 
-  it("refuses without a key, naming the setting, and refuses the current month's successor", () => {
-    const noKey = cli(["archive", "--before", before[1]!.month, "--dir", archiveDir()], {
-      CHECKPOINT_PRIVATE_KEY_FILE: undefined,
-    });
-    expect(noKey.code).toBe(1);
-    expect(noKey.out).toContain("CHECKPOINT_PRIVATE_KEY_FILE");
-    const [y, m] = currentMonth().split("-").map(Number) as [number, number];
-    const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
-    const future = archive(next);
-    expect(future.code).toBe(1);
-    expect(future.out).toContain("the current month is still being written");
-  }, CLI_TIMEOUT);
+  it(
+    "refuses without a key, naming the setting, and refuses the current month's successor",
+    () => {
+      const noKey = cli(["archive", "--before", before[1]!.month, "--dir", archiveDir()], {
+        CHECKPOINT_PRIVATE_KEY_FILE: undefined,
+      });
+      expect(noKey.code).toBe(1);
+      expect(noKey.out).toContain("CHECKPOINT_PRIVATE_KEY_FILE");
+      const [y, m] = currentMonth().split("-").map(Number) as [number, number];
+      const next = m === 12 ? `${y + 1}-01` : `${y}-${String(m + 1).padStart(2, "0")}`;
+      const future = archive(next);
+      expect(future.code).toBe(1);
+      expect(future.out).toContain("the current month is still being written");
+    },
+    CLI_TIMEOUT,
+  );
 
   it(
     "archives the oldest months to files that verify alone; the live chain verifies and goes on",
@@ -182,7 +188,11 @@ describe("review-console archive", () => {
       const [{ last }] = await sql(`SELECT max(seq)::int AS last FROM decision_log`);
       expect(last).toBe(totalBefore + 3);
       expect(await verifyDecisionLog(database.current.url)).toEqual({ ok: true, entries: live + 3 });
-      expect(await sql(`SELECT month, first_seq::int, last_seq::int, entries::int FROM decision_log_archives ORDER BY month`)).toEqual([
+      expect(
+        await sql(
+          `SELECT month, first_seq::int, last_seq::int, entries::int FROM decision_log_archives ORDER BY month`,
+        ),
+      ).toEqual([
         { month: first.month, first_seq: first.first, last_seq: first.last, entries: first.n },
         { month: second.month, first_seq: second.first, last_seq: second.last, entries: second.n },
       ]);
@@ -208,7 +218,9 @@ describe("review-console archive", () => {
       await writeFile(changedFile, changed.join("\n"));
       const changedRun = verifyFile(changedFile);
       expect(changedRun.code).toBe(1);
-      expect(changedRun.stdout.trim()).toBe(`broken at line 5: entry ${entry.seq}: its content does not match its hash`);
+      expect(changedRun.stdout.trim()).toBe(
+        `broken at line 5: entry ${entry.seq}: its content does not match its hash`,
+      );
 
       const removed = lines.filter((_, i) => i !== 2);
       const removedFile = path.join(dir, "removed.ndjson");

@@ -339,7 +339,9 @@ describe("the chain's cost and its way to the last entry", () => {
       await c.query(`ALTER TABLE decision_log DISABLE TRIGGER decision_log_append_only`);
       // Later, but within this month's partition: an `at` in another month moves the row to that
       // partition (an INSERT there), which the chain trigger refuses.
-      await c.query(`UPDATE decision_log SET at = (SELECT max(at) FROM decision_log) + interval '1 second' WHERE seq = 2`);
+      await c.query(
+        `UPDATE decision_log SET at = (SELECT max(at) FROM decision_log) + interval '1 second' WHERE seq = 2`,
+      );
       await c.query(`ALTER TABLE decision_log ENABLE TRIGGER decision_log_append_only`);
       await c.query("COMMIT");
     });
