@@ -46,7 +46,7 @@ function checkBefore(before: string, now: Date): void {
   }
 }
 
-interface LastArchived {
+export interface LastArchived {
   lastSeq: number;
   lastHash: string;
 }
@@ -60,14 +60,14 @@ async function lastArchived(client: pg.Client): Promise<LastArchived> {
     : { lastSeq: 0, lastHash: GENESIS_HASH };
 }
 
-interface Span {
+export interface Span {
   entries: number;
   firstSeq: number;
   lastSeq: number;
   lastHash: string | null;
 }
 
-async function spanOf(client: pg.Client, partition: string): Promise<Span> {
+export async function spanOf(client: pg.Client, partition: string): Promise<Span> {
   const table = pg.escapeIdentifier(partition);
   const { rows } = await client.query<{ n: string; first: string | null; last: string | null; hash: string | null }>(
     `SELECT count(*)::text AS n, min(seq)::text AS first, max(seq)::text AS last,
@@ -95,10 +95,11 @@ async function syncDirectory(dir: string): Promise<void> {
 type Row = Omit<ArchiveEntry, "seq" | "at"> & { seq: string; atEpoch: string };
 
 /**
- * Writes the month's file, checking its chain while it streams (a broken segment is not
+ * Writes the month's file, checking its chain while it streams (exported for the test that
+ * archives trigger-made entries of the current month without detaching them) (a broken segment is not
  * archived: the database keeps it for `audit verify` to name). Returns the file's SHA-256.
  */
-async function writeMonthFile(
+export async function writeMonthFile(
   client: pg.Client,
   partition: MonthPartition,
   span: Span,

@@ -12,7 +12,10 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadPrivateKey, loadPublicKey } from "@/lib/audit/checkpoint";
 import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyArchiveText } from "@/lib/retention/log-archive-file";
+import { spanOf, writeMonthFile } from "@/lib/retention/log-archive";
 import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
 import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
@@ -95,6 +98,34 @@ describe("the decision log partitioned by month", () => {
     },
     CLI_TIMEOUT,
   );
+
+  it("writes entries the chain trigger hashed, awkward values included, to a file that verifies", async () => {
+    // The seeded months were hashed in Node; these by the SQL function: the file's check must agree.
+    await sql(
+      `INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details) VALUES
+         ('o''brien@example.test', NULL, 'review.note', '7d3c1a52-0b7e-4d4a-9a43-1f2f0b7f6c11', '', E'back\\slash', '{"b": [1, 2.50, "ü"], "a": null}'),
+         ('grüße 🙂', 'owner', 'review.note', NULL, NULL, 'NULL', '"just a string"'),
+         ('tab	and
+newline', '', 'review.note', NULL, 'k', NULL, NULL)`,
+    );
+    const month = currentMonth();
+    const partition = { month, table: `decision_log_${month.replace("-", "_")}` };
+    const file = path.join(dir, "current-month.ndjson");
+    const [previous] = await sql(
+      `SELECT (min(seq) - 1)::int AS "lastSeq", (SELECT prev_hash FROM decision_log WHERE seq = min(l.seq)) AS "lastHash"
+         FROM ${partition.table} l`,
+    );
+    await withClient(database.current.url, async (c) => {
+      const span = await spanOf(c, partition.table);
+      const privateKey = loadPrivateKey(await readFile(keys.privateKey, "utf8"));
+      await writeMonthFile(c, partition, span, previous, file, privateKey);
+    });
+    const verdict = verifyArchiveText(
+      await readFile(file, "utf8"),
+      loadPublicKey(await readFile(keys.publicKey, "utf8")),
+    );
+    expect(verdict).toMatchObject({ ok: true });
+  });
 
   it.each([
     ["UPDATE", (p: string) => `UPDATE ${p} SET actor = 'someone else'`],
