@@ -11,6 +11,10 @@ import {
 } from "@/lib/audit/checkpoint";
 import { checkCheckpointsAgainstLog, createCheckpoint } from "@/lib/audit/checkpoint-store";
 import { type ChainVerdict, verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyArchiveText } from "@/lib/retention/log-archive-file";
+
+/** The setting that names the public checkpoint key for `audit verify --file` without --key. */
+export const CHECKPOINT_PUBLIC_KEY_SETTING = "CHECKPOINT_PUBLIC_KEY_FILE";
 
 /** cli/main.ts's runner: DATABASE_URL or the embedded database, migrated, closed after. */
 export type WithDatabase = <T>(fn: (url: string) => Promise<T>) => Promise<T>;
@@ -79,6 +83,32 @@ async function verifyWithCheckpoints(withDatabase: WithDatabase, file: string, k
   process.exitCode = 1;
 }
 
+/**
+ * `audit verify --file F`: the archive file alone (lib/retention/log-archive-file.ts): links,
+ * numbering, every hash recomputed, and the signed checkpoint at its end. The database is not
+ * asked: the file is evidence on its own.
+ */
+async function verifyArchiveFile(file: string, keyFile: string | undefined): Promise<void> {
+  if (!keyFile) {
+    throw new Error(
+      `--file checks the archive's signed checkpoint: give --key public.pem or set ${CHECKPOINT_PUBLIC_KEY_SETTING}`,
+    );
+  }
+  const publicKey = loadPublicKey(await readText(keyFile, "public key"));
+  const verdict = verifyArchiveText(await readText(file, "archive file"), publicKey);
+  if (verdict.ok) {
+    console.log(`ok ${verdict.entries} entries`);
+    console.log(
+      `archive ${verdict.header.month}: seq ${verdict.header.firstSeq}..${verdict.header.lastSeq}, ` +
+        `last hash ${verdict.lastHash}, checkpoint signed ${verdict.checkpoint.signedAt} with key ` +
+        `${verdict.checkpoint.keyId.slice(0, 16)}…`,
+    );
+    return;
+  }
+  console.log(`broken at line ${verdict.line}: ${verdict.problem}`);
+  process.exitCode = 1;
+}
+
 /** The `audit` command group: verify, keygen, checkpoint (docs/threat-model.md). */
 export function registerAuditCommands(program: Command, withDatabase: WithDatabase): void {
   const audit = program.command("audit").description("the decision log");
@@ -90,8 +120,20 @@ export function registerAuditCommands(program: Command, withDatabase: WithDataba
         "the log still holds each signed checkpoint's entry",
     )
     .option("--checkpoint <file>", "checkpoint lines printed by `audit checkpoint`, kept outside the database")
-    .option("--key <public.pem>", "the public key the checkpoints were signed with")
-    .action(async (options: { checkpoint?: string; key?: string }) => {
+    .option(
+      "--file <archive>",
+      "check an archive file written by `review-console archive` on its own, without the database",
+    )
+    .option(
+      "--key <public.pem>",
+      `the public key the checkpoints were signed with (for --file, default: $${CHECKPOINT_PUBLIC_KEY_SETTING})`,
+    )
+    .action(async (options: { checkpoint?: string; file?: string; key?: string }) => {
+      if (options.file) {
+        if (options.checkpoint) throw new Error("--file and --checkpoint are separate checks: give one");
+        await verifyArchiveFile(options.file, options.key ?? process.env[CHECKPOINT_PUBLIC_KEY_SETTING]);
+        return;
+      }
       if (options.checkpoint || options.key) {
         if (!options.checkpoint || !options.key) throw new Error("--checkpoint and --key go together");
         await verifyWithCheckpoints(withDatabase, options.checkpoint, options.key);

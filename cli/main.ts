@@ -4,6 +4,7 @@ import { closeDb } from "@/lib/db/client";
 import { Refusal } from "@/lib/domain/refusal";
 import { localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
+import { registerArchiveCommands } from "./archive-commands";
 import { registerAuditCommands } from "./audit-commands";
 import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCommands } from "./db-commands";
 import { registerPeopleCommands } from "./people-commands";
@@ -62,6 +63,16 @@ program
 registerPeopleCommands(program, withDatabase, (message) => new CliError(message));
 registerTokenCommands(program, withDatabase, (message) => new CliError(message));
 registerAuditCommands(program, withDatabase);
+// Archiving detaches and drops partitions: the owner's connection, like `migrate`.
+registerArchiveCommands(program, async (fn) => {
+  const database = await ownerDatabase();
+  try {
+    await migrate(database.url);
+    return await fn(database.url);
+  } finally {
+    await database.release();
+  }
+});
 
 program
   .command("seed")

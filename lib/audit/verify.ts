@@ -132,8 +132,13 @@ export async function inLogSnapshot<T>(connectionString: string, fn: (client: pg
  * tail). Call inside inLogSnapshot(). Returns the verdict and, when intact, the last entry.
  */
 export async function verifyChain(client: pg.Client): Promise<{ verdict: ChainVerdict; tip: ChainTip | null }> {
-  let previousSeq = 0n;
-  let previousHash = GENESIS_HASH;
+  // After `review-console archive` the live log starts after the last archived entry: its seq
+  // and hash are the start (each archived month's file verifies on its own: `audit verify --file`).
+  const { rows: archived } = await client.query<{ lastSeq: string; lastHash: string }>(
+    `SELECT last_seq::text AS "lastSeq", last_hash AS "lastHash" FROM decision_log_archives ORDER BY last_seq DESC LIMIT 1`,
+  );
+  let previousSeq = archived[0] ? BigInt(archived[0].lastSeq) : 0n;
+  let previousHash = archived[0]?.lastHash ?? GENESIS_HASH;
   let tip: ChainTip | null = null;
   let entries = 0;
   const broken = async (seq: string, problem: string) => {

@@ -93,9 +93,29 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
       }
       applied.push(m.name);
     }
+    await ensureLogPartitionsAhead(client);
     return { applied, alreadyApplied: migrations.length - applied.length };
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
     await client.end();
+  }
+}
+
+/**
+ * The decision log's month partitions for this month and the next three (migration
+ * 20261201050000_decision_log_partitions; docs/decisions/0023-retention-and-archive.md): made on
+ * every start and migrate, so appends find their month's partition. A role that may not create
+ * them (the runtime role) skips it; a month without a partition still takes appends, in
+ * decision_log_default.
+ */
+async function ensureLogPartitionsAhead(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ f: string | null }>(
+    `SELECT to_regprocedure('decision_log_ensure_partitions(integer)')::text AS f`,
+  );
+  if (!rows[0]?.f) return;
+  try {
+    await client.query("SELECT decision_log_ensure_partitions(3)");
+  } catch (error) {
+    if ((error as { code?: string }).code !== "42501") throw error;
   }
 }

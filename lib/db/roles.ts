@@ -27,6 +27,8 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   decision_log_time_order: ["SELECT"],
   // 20261201080000: the overview's arrivals, kept by their triggers like the counts above.
   review_arrival_counts: ["SELECT"],
+  // 20261201050000: what `review-console archive` removed (written only by it, as the owner).
+  decision_log_archives: ["SELECT"],
 };
 const DEFAULT_TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE"];
 /** What the append-only tables must not allow, whatever PUBLIC or anyone else granted. */
@@ -196,8 +198,18 @@ async function applyRole(
 
   const relations = await q<{ relname: string; relkind: string }>(
     `SELECT c.relname, c.relkind::text FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') ORDER BY c.relname`,
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S') AND NOT c.relispartition
+      ORDER BY c.relname`,
   );
+  // Partitions (the decision log's months, 20261201050000) are reached through their parent,
+  // whose grants decide; naming one directly gets nothing.
+  const partitions = await q<{ relname: string }>(
+    `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relispartition AND c.relkind IN ('r', 'p') ORDER BY c.relname`,
+  );
+  for (const { relname } of partitions) {
+    await client.query(`REVOKE ALL ON TABLE public.${pg.escapeIdentifier(relname)} FROM ${role}`);
+  }
   const tables: RuntimeRoleResult["tables"] = [];
   let sequences = 0;
   for (const { relname, relkind } of relations) {

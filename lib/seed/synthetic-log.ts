@@ -56,6 +56,15 @@ function reviewIdOf(seq: bigint): string {
   return `00000000-0000-4000-8000-${hex.slice(-12)}`;
 }
 
+/** YYYY-MM (UTC) of a time in microseconds since the epoch. */
+const monthOf = (micros: bigint) => new Date(Number(micros / 1000n)).toISOString().slice(0, 7);
+
+/** "2026-12" -> "2027-01". */
+function nextMonth(month: string): string {
+  const [year, m] = month.split("-").map(Number) as [number, number];
+  return m === 12 ? `${year + 1}-01` : `${year}-${String(m + 1).padStart(2, "0")}`;
+}
+
 /** Microseconds since the epoch as extract(epoch FROM at)::text renders them: what the hash takes. */
 function epochText(micros: bigint): string {
   return `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, "0")}`;
@@ -193,6 +202,11 @@ export async function seedSyntheticLogEntries(
       : { rows: [] };
     for (const index of indexes) await client.query(`DROP INDEX ${index.name}`);
 
+    // The log is partitioned by month (20261201050000): each month the entries fall in gets its
+    // partition first, or they would land in decision_log_default and could not be archived.
+    for (let month = monthOf(firstMicros); month <= monthOf(nowMicros); month = nextMonth(month)) {
+      await client.query("SELECT decision_log_create_month($1::timestamptz)", [`${month}-15T00:00:00Z`]);
+    }
     await client.query("ALTER TABLE decision_log DISABLE TRIGGER USER");
     await client.query("ALTER TABLE decision_log_head DISABLE TRIGGER USER");
     inserted = await copyFrom(

@@ -226,7 +226,7 @@ describe("a role with only INSERT and SELECT on the log", () => {
       // Every column the trigger owns, given explicitly.
       await c.query(
         `INSERT INTO decision_log (seq, at, actor, action, prev_hash, hash)
-         VALUES (1000, '2000-01-01T00:00:00Z', 'forger-3', 'review.note', $1, $1)`,
+         VALUES (1000, date_trunc('month', now(), 'UTC'), 'forger-3', 'review.note', $1, $1)`,
         ["e".repeat(64)],
       );
       // Temporary tables are searched before public for unqualified names: the chain's
@@ -337,7 +337,11 @@ describe("the chain's cost and its way to the last entry", () => {
     await withClient(own.url, async (c) => {
       await c.query("BEGIN");
       await c.query(`ALTER TABLE decision_log DISABLE TRIGGER decision_log_append_only`);
-      await c.query(`UPDATE decision_log SET at = at + interval '10 years' WHERE seq = 2`);
+      // Later, but within this month's partition: an `at` in another month moves the row to that
+      // partition (an INSERT there), which the chain trigger refuses.
+      await c.query(
+        `UPDATE decision_log SET at = (SELECT max(at) FROM decision_log) + interval '1 second' WHERE seq = 2`,
+      );
       await c.query(`ALTER TABLE decision_log ENABLE TRIGGER decision_log_append_only`);
       await c.query("COMMIT");
     });

@@ -100,8 +100,12 @@ async function behindTheTriggersBack(statement: string): Promise<void> {
   await sql(async (c) => {
     await c.query("BEGIN");
     await c.query(`ALTER TABLE decision_log DISABLE TRIGGER decision_log_append_only`);
+    // An UPDATE of `at` into another month moves the row to that month's partition, which is an
+    // INSERT there: the chaining trigger goes off too, as an attacker would switch it off.
+    await c.query(`ALTER TABLE decision_log DISABLE TRIGGER decision_log_chain`);
     const { rowCount } = await c.query(statement);
     expect(rowCount, `tampering statement should touch one row: ${statement}`).toBe(1);
+    await c.query(`ALTER TABLE decision_log ENABLE TRIGGER decision_log_chain`);
     await c.query(`ALTER TABLE decision_log ENABLE TRIGGER decision_log_append_only`);
     await c.query("COMMIT");
   });
@@ -136,8 +140,22 @@ describe("appending to the decision log", () => {
     await appendEntries(1);
     await sql((c) =>
       c.query(`INSERT INTO decision_log (seq, at, actor, action, prev_hash, hash)
-               VALUES (99, '2000-01-01T00:00:00Z', 'forger', 'review.note', 'forged', 'forged')`),
+               VALUES (99, date_trunc('month', now(), 'UTC'), 'forger', 'review.note', 'forged', 'forged')`),
     );
+    // A time in another month would route the row to that month's partition (the log is
+    // partitioned by month, docs/decisions/0023): refused, and nothing is appended.
+    const refused = await sql((c) =>
+      c
+        .query(
+          `INSERT INTO decision_log (seq, at, actor, action, prev_hash, hash)
+           VALUES (99, '2000-01-01T00:00:00Z', 'forger', 'review.note', 'forged', 'forged')`,
+        )
+        .then(
+          () => null,
+          (error: { code?: string }) => error.code,
+        ),
+    );
+    expect(refused, "SQLSTATE RC001").toBe("RC001");
 
     const links = await chain();
     expectIntactChain(links, 2);
@@ -230,7 +248,7 @@ describe("the database refuses to change the decision log", () => {
   it("refuses the same through the app's Prisma client", async () => {
     await appendEntries(2);
     await expect(db().decisionLog.deleteMany()).rejects.toThrow("decision_log is append-only: DELETE refused");
-    await expect(db().decisionLog.update({ where: { seq: 1n }, data: { reason: "rewritten" } })).rejects.toThrow(
+    await expect(db().decisionLog.updateMany({ where: { seq: 1n }, data: { reason: "rewritten" } })).rejects.toThrow(
       "decision_log is append-only: UPDATE refused",
     );
     expect(await verifyDecisionLog(database.url)).toEqual({ ok: true, entries: 2 });

@@ -135,14 +135,15 @@ interface Catalog {
 async function readCatalog(url: string): Promise<Catalog> {
   return withClient(url, async (c) => {
     const tables = await c.query<{ table_name: string; table_type: string }>(
+      // Partitions (the decision log's months) are the parent's storage, not tables of their own.
       `SELECT table_name, table_type FROM information_schema.tables
-        WHERE table_schema = 'public' ORDER BY table_name`,
+        WHERE table_schema = 'public' AND table_name NOT IN (SELECT c.relname FROM pg_class c JOIN pg_namespace cn ON cn.oid = c.relnamespace WHERE cn.nspname = 'public' AND c.relispartition) ORDER BY table_name`,
     );
     const columns = await c.query<DbColumn>(
       `SELECT table_name, column_name, data_type, udt_name, is_nullable, character_maximum_length,
               numeric_precision, numeric_scale, datetime_precision
          FROM information_schema.columns
-        WHERE table_schema = 'public' ORDER BY table_name, ordinal_position`,
+        WHERE table_schema = 'public' AND table_name NOT IN (SELECT c.relname FROM pg_class c JOIN pg_namespace cn ON cn.oid = c.relnamespace WHERE cn.nspname = 'public' AND c.relispartition) ORDER BY table_name, ordinal_position`,
     );
     const enums = await c.query<{ name: string; labels: string[] }>(
       `SELECT t.typname::text AS name, array_agg(e.enumlabel::text ORDER BY e.enumsortorder) AS labels
@@ -166,7 +167,7 @@ async function readCatalog(url: string): Promise<Catalog> {
          JOIN pg_class i ON i.oid = ix.indexrelid
          JOIN pg_class t ON t.oid = ix.indrelid
          JOIN pg_namespace n ON n.oid = t.relnamespace
-        WHERE n.nspname = 'public' AND ix.indisunique
+        WHERE n.nspname = 'public' AND ix.indisunique AND NOT t.relispartition
         ORDER BY t.relname, i.relname`,
     );
     return {
@@ -367,7 +368,7 @@ describe("the drift check itself", () => {
   it("reports each kind of drift in the database, naming what drifted", async () => {
     const url = await alteredDatabase([
       `ALTER TABLE users ALTER COLUMN email TYPE varchar(320)`,
-      `ALTER TABLE decision_log ALTER COLUMN at TYPE timestamptz(3)`,
+      `ALTER TABLE decision_log_checkpoints ALTER COLUMN at TYPE timestamptz(3)`,
       `ALTER TABLE review_revisions ALTER COLUMN envelope TYPE json`,
       `ALTER TABLE review_history ALTER COLUMN reason SET NOT NULL`,
       `ALTER TABLE sequence_state DROP COLUMN updated_at`,
@@ -391,7 +392,7 @@ describe("the drift check itself", () => {
     expect([...differences].sort()).toEqual(
       [
         "users.email (User.email): type is character varying(320) in the database, text in schema.prisma",
-        "decision_log.at (DecisionLog.at): type is timestamp with time zone(3) in the database, timestamp with time zone(6) in schema.prisma",
+        "decision_log_checkpoints.at (DecisionLogCheckpoint.at): type is timestamp with time zone(3) in the database, timestamp with time zone(6) in schema.prisma",
         "review_revisions.envelope (ReviewRevision.envelope): type is json in the database, jsonb in schema.prisma",
         "review_history.reason (ReviewHistory.reason): NOT NULL in the database, optional in schema.prisma",
         "column sequence_state.updated_at (SequenceState.updatedAt) is missing from the database",

@@ -1,0 +1,79 @@
+import { mkdir, readFile } from "node:fs/promises";
+import type { Command } from "commander";
+import { loadPrivateKey } from "@/lib/audit/checkpoint";
+import { archiveDecisionLog, type ArchivedMonth } from "@/lib/retention/log-archive";
+
+/** The owner's database (MIGRATION_DATABASE_URL, else DATABASE_URL or the embedded one), migrated. */
+export type WithOwnerDatabase = <T>(fn: (ownerUrl: string) => Promise<T>) => Promise<T>;
+
+/** The setting that names the private checkpoint key when --key is not given. */
+export const CHECKPOINT_KEY_SETTING = "CHECKPOINT_PRIVATE_KEY_FILE";
+/** Where archive files go when --dir is not given (else ./archive). */
+export const ARCHIVE_DIR_SETTING = "ARCHIVE_DIR";
+
+export interface ArchiveRun {
+  before: string;
+  dir: string;
+  ownerUrl: string;
+}
+
+/**
+ * HOOK POINT (finished records, issue 15 part 3): the retention of resolved and cancelled review
+ * records (lib/retention/finished-records.ts, built on another branch) is called from here, after
+ * the decision log's months, with the same --before and --dir. Until it is wired this does nothing.
+ */
+export async function archiveFinishedRecordsHook(run: ArchiveRun): Promise<void> {
+  void run;
+}
+
+function describe(month: ArchivedMonth): string {
+  if (month.file === null) return `${month.month}: no entries; its empty partition dropped`;
+  return (
+    `${month.month}: ${month.entries} entries (seq ${month.firstSeq}..${month.lastSeq}) written to ${month.file} ` +
+    `(sha256 ${month.sha256}); partition dropped`
+  );
+}
+
+/** `review-console archive --before YYYY-MM [--dir DIR] [--key private.pem]`. */
+export function registerArchiveCommands(program: Command, withOwnerDatabase: WithOwnerDatabase): void {
+  program
+    .command("archive")
+    .description(
+      "move every full month of the decision log before --before into DIR/decision-log-YYYY-MM.ndjson (its chain " +
+        "segment and a signed checkpoint of its last entry; `audit verify --file` checks it alone), then drop the " +
+        "month from the database; the live chain continues from it",
+    )
+    .requiredOption("--before <YYYY-MM>", "archive the months before this one (at most the current month)")
+    .option("--dir <dir>", `where the files go (default: $${ARCHIVE_DIR_SETTING}, else ./archive)`)
+    .option("--key <private.pem>", `the checkpoint key from \`audit keygen\` (default: $${CHECKPOINT_KEY_SETTING})`)
+    .action(async (options: { before: string; dir?: string; key?: string }) => {
+      const keyFile = options.key ?? process.env[CHECKPOINT_KEY_SETTING];
+      if (!keyFile) {
+        throw new Error(
+          `archive signs each file's last entry: give --key private.pem or set ${CHECKPOINT_KEY_SETTING} ` +
+            "(make a key pair with `review-console audit keygen`)",
+        );
+      }
+      let pem: string;
+      try {
+        pem = await readFile(keyFile, "utf8");
+      } catch (error) {
+        throw new Error(
+          `cannot read private key ${keyFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+        );
+      }
+      const privateKey = loadPrivateKey(pem);
+      const dir = options.dir ?? process.env[ARCHIVE_DIR_SETTING] ?? "archive";
+      await mkdir(dir, { recursive: true });
+      await withOwnerDatabase(async (ownerUrl) => {
+        const months = await archiveDecisionLog(ownerUrl, {
+          before: options.before,
+          dir,
+          privateKey,
+          onMonth: (month) => console.log(describe(month)),
+        });
+        await archiveFinishedRecordsHook({ before: options.before, dir, ownerUrl });
+        console.log(`ok ${months.filter((m) => m.file).length} months archived before ${options.before}`);
+      });
+    });
+}
