@@ -86,7 +86,7 @@ export function addMonths(month: string, delta: number): string {
 }
 
 /** The retention setting: a whole number of months, at least 1 (the current month is never over). */
-export function retentionMonthsFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+export function retentionMonthsFromEnv(env: Record<string, string | undefined> = process.env): number {
   const raw = env.RETENTION_FINISHED_MONTHS;
   if (raw === undefined || raw.trim() === "") return DEFAULT_RETENTION_FINISHED_MONTHS;
   if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
