@@ -151,14 +151,15 @@ async function moveBatch(
   batchSize: number,
 ): Promise<{ lastSeq: string | null; moved: number; heldBack: number }> {
   return inTransaction(client, async () => {
-    const { rows: locked } = await client.query<{ id: string; seq: string }>(
-      `SELECT id, seq::text AS seq FROM review_records
+    // `seq_text`, not `seq`: ORDER BY would take the alias and sort the text ("10" before "9").
+    const { rows: locked } = await client.query<{ id: string; seq_text: string }>(
+      `SELECT id, seq::text AS seq_text FROM review_records
         WHERE status IN ('resolved', 'cancelled') AND updated_at < $1::timestamptz AND seq > $2::bigint
         ORDER BY seq LIMIT $3 FOR UPDATE`,
       [cutoffAt, afterSeq, batchSize],
     );
     if (locked.length === 0) return { lastSeq: null, moved: 0, heldBack: 0 };
-    const lastSeq = locked[locked.length - 1]!.seq;
+    const lastSeq = locked[locked.length - 1]!.seq_text;
     const { rows: movable } = await client.query<{ id: string; month: string }>(
       `SELECT rr.id, to_char(rr.updated_at AT TIME ZONE 'UTC', 'YYYY-MM') AS month
          FROM review_records rr
@@ -236,8 +237,8 @@ async function writeMonth(
   try {
     let afterSeq = "0";
     for (;;) {
-      const { rows } = await client.query<{ seq: string; document: Record<string, unknown> }>(
-        `SELECT seq::text AS seq, document FROM ${table} WHERE seq > $1::bigint ORDER BY seq LIMIT $2`,
+      const { rows } = await client.query<{ seq_text: string; document: Record<string, unknown> }>(
+        `SELECT seq::text AS seq_text, document FROM ${table} WHERE seq > $1::bigint ORDER BY seq LIMIT $2`,
         [afterSeq, WRITE_BATCH],
       );
       if (rows.length === 0) break;
@@ -245,7 +246,7 @@ async function writeMonth(
       hash.update(text);
       await handle.write(text);
       records += rows.length;
-      afterSeq = rows[rows.length - 1]!.seq;
+      afterSeq = rows[rows.length - 1]!.seq_text;
     }
     await handle.sync();
   } catch (error) {

@@ -244,7 +244,7 @@ describe("archiveFinishedRecords", () => {
     expect(await readFile(month!.file, "utf8")).toBe(text);
     expect(await sql(`SELECT count(*)::int AS n FROM finished_record_archives`)).toEqual([{ n: 1 }]);
     expect(await sql(`SELECT count(*)::int AS n FROM review_records WHERE reason = $1`, [reason])).toEqual([{ n: 3 }]);
-  });
+  }, 120_000);
 
   it("writes and detaches a partition that a crashed run left, and a later part of an archived month", async () => {
     // What a run that crashed after the move leaves: an attached partition with its records
@@ -288,6 +288,24 @@ describe("archiveFinishedRecords", () => {
     expect(crashedLines.map((l) => JSON.parse(l).record.id)).toEqual([crashed]);
     expect(await readdir(dir)).not.toContain("finished-records-2024-07.ndjson.tmp");
     expect(await sql(`SELECT inhrelid FROM pg_inherits WHERE inhparent = 'finished_records'::regclass`)).toEqual([]);
+    await expectCountsMatchLiveRecords();
+  });
+
+  it("moves in batches in seq order, whatever the number of digits", async () => {
+    const reason = `batches-${Math.random().toString(36).slice(2, 8)}`;
+    const ids: string[] = [];
+    for (const seq of [70_000, 80_000, 90_000, 100_000, 110_000, 120_000]) {
+      const id = await record("manual-review", reason);
+      await act_(id, { action: "cancel", expectedVersion: 1, reason: "not needed", checkDone: true });
+      await sql(`UPDATE review_records SET seq = $2, updated_at = '2022-02-02T00:00:00Z' WHERE id = $1`, [id, seq]);
+      ids.push(id);
+    }
+    const dir = await archiveDir();
+    const result = await archiveFinishedRecords(database.current.url, { before: "2022-03", dir, batchSize: 2 });
+    expect(result.months.map((m) => [m.month, m.records])).toEqual([["2022-02", 6]]);
+    const lines = (await readFile(result.months[0]!.file, "utf8")).trimEnd().split("\n");
+    expect(lines.map((l) => JSON.parse(l).record.id)).toEqual(ids);
+    expect(await sql(`SELECT count(*)::int AS n FROM review_records WHERE reason = $1`, [reason])).toEqual([{ n: 0 }]);
     await expectCountsMatchLiveRecords();
   });
 
