@@ -150,7 +150,12 @@ const REVIEWS: ApiOperation[] = [
     tag: "Review records",
     access: { kind: "permission", permission: "reviews.read" },
     params: recordId,
-    answers: { ...ok("The record.", body.reviewDetailSchema), 404: error("No record with this id.") },
+    answers: {
+      ...ok("The record.", body.reviewDetailSchema),
+      404: error(
+        "No record with this id. A finished record taken out by `review-console archive` answers code `review-archived`, its message naming the month and file, and `archived: {month, files, archivedAt}`.",
+      ),
+    },
   },
   {
     method: "POST",
