@@ -2,6 +2,7 @@ import { mkdir, readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { loadPrivateKey } from "@/lib/audit/checkpoint";
 import { archiveDecisionLog, type ArchivedMonth } from "@/lib/retention/log-archive";
+import { archiveFinishedRecords, finishedRecordsCutoff } from "@/lib/retention/finished-records";
 
 /** The owner's database (MIGRATION_DATABASE_URL, else DATABASE_URL or the embedded one), migrated. */
 export type WithOwnerDatabase = <T>(fn: (ownerUrl: string) => Promise<T>) => Promise<T>;
@@ -18,12 +19,20 @@ export interface ArchiveRun {
 }
 
 /**
- * HOOK POINT (finished records, issue 15 part 3): the retention of resolved and cancelled review
- * records (lib/retention/finished-records.ts, built on another branch) is called from here, after
- * the decision log's months, with the same --before and --dir. Until it is wired this does nothing.
+ * The finished records (resolved, cancelled) of the same months, with their history, revisions,
+ * replays and operation items (lib/retention/finished-records.ts, ADR 0024). Open records are
+ * never taken; those a running operation or a pending replay holds wait for a later run.
  */
-export async function archiveFinishedRecordsHook(run: ArchiveRun): Promise<void> {
-  void run;
+async function archiveFinishedRecordsOf(run: ArchiveRun): Promise<void> {
+  const result = await archiveFinishedRecords(run.ownerUrl, { before: run.before, dir: run.dir });
+  for (const m of result.months) {
+    console.log(
+      `finished records ${m.month} part ${m.part}: ${m.records} records written to ${m.file} (sha256 ${m.sha256})`,
+    );
+  }
+  if (result.heldBack > 0) {
+    console.log(`${result.heldBack} finished records held back by running operations or pending replays`);
+  }
 }
 
 function describe(month: ArchivedMonth): string {
@@ -41,12 +50,17 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
     .description(
       "move every full month of the decision log before --before into DIR/decision-log-YYYY-MM.ndjson (its chain " +
         "segment and a signed checkpoint of its last entry; `audit verify --file` checks it alone), then drop the " +
-        "month from the database; the live chain continues from it",
+        "month from the database; the live chain continues from it. Finished records (resolved, cancelled) of those " +
+        "months go to DIR/finished-records-YYYY-MM.ndjson and leave the live tables; open records stay",
     )
-    .requiredOption("--before <YYYY-MM>", "archive the months before this one (at most the current month)")
+    .option(
+      "--before <YYYY-MM>",
+      "archive the months before this one (at most the current month; default: the current month minus $RETENTION_FINISHED_MONTHS, else 12)",
+    )
     .option("--dir <dir>", `where the files go (default: $${ARCHIVE_DIR_SETTING}, else ./archive)`)
     .option("--key <private.pem>", `the checkpoint key from \`audit keygen\` (default: $${CHECKPOINT_KEY_SETTING})`)
-    .action(async (options: { before: string; dir?: string; key?: string }) => {
+    .action(async (options: { before?: string; dir?: string; key?: string }) => {
+      const before = finishedRecordsCutoff({ before: options.before });
       const keyFile = options.key ?? process.env[CHECKPOINT_KEY_SETTING];
       if (!keyFile) {
         throw new Error(
@@ -67,13 +81,13 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
       await mkdir(dir, { recursive: true });
       await withOwnerDatabase(async (ownerUrl) => {
         const months = await archiveDecisionLog(ownerUrl, {
-          before: options.before,
+          before,
           dir,
           privateKey,
           onMonth: (month) => console.log(describe(month)),
         });
-        await archiveFinishedRecordsHook({ before: options.before, dir, ownerUrl });
-        console.log(`ok ${months.filter((m) => m.file).length} months archived before ${options.before}`);
+        await archiveFinishedRecordsOf({ before, dir, ownerUrl });
+        console.log(`ok ${months.filter((m) => m.file).length} months archived before ${before}`);
       });
     });
 }
