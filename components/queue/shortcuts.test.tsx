@@ -12,20 +12,16 @@ import { isTypingTarget } from "./row-keys";
 const push = vi.fn();
 vi.mock("next/navigation", () => ({ useRouter: () => ({ push }) }));
 vi.mock("next/link", () => ({
-  default: ({
-    href,
-    children,
-    prefetch: _prefetch,
-    ...rest
-  }: {
-    href: string;
-    children: ReactNode;
-    prefetch?: boolean;
-  }) => (
-    <a href={href} {...rest}>
-      {children}
-    </a>
-  ),
+  // A plain anchor: the table's keyboard needs the element, not Next's routing.
+  default: ({ href, children, ...rest }: { href: string; children: ReactNode; prefetch?: boolean }) => {
+    const anchor: Record<string, unknown> = { ...rest };
+    delete anchor.prefetch;
+    return (
+      <a href={href} {...anchor}>
+        {children}
+      </a>
+    );
+  },
 }));
 
 function item(i: number, extra: Partial<QueueItem> = {}): QueueItem {
