@@ -76,6 +76,9 @@ test("j/k move between rows, Enter opens one, ? lists the keys", async ({ page, 
   await expect(firstRow.getByText("sequence-gap", { exact: true })).toHaveCount(1);
   await expect(firstRow).toContainText("dependency-not-ready");
 
+  // The rows arrive server-rendered; the keys work once the page is hydrated (the counts are
+  // loaded by the browser, so they prove it).
+  await expect(page.getByText(/\d+ records in total/)).toBeVisible({ timeout: 30_000 });
   await page.keyboard.press("j");
   await expect(links.nth(0)).toBeFocused();
   await page.keyboard.press("j");
@@ -193,11 +196,7 @@ test("the first row is a few Tab presses from the top of the page", async ({ pag
   test.info().annotations.push({ type: "tab presses to the skip link", description: String(toSkip) });
   expect(toSkip).toBeLessThanOrEqual(12);
 
-  // The skip link jumps straight to the row with one Enter.
-  await page.goto(`/reviews?kind=tabs.${tag}`);
-  await expect(firstLink).toBeVisible();
-  const skip = page.getByRole("link", { name: "Skip to the records" });
-  await skip.focus();
+  // Enter on it moves focus to the first row.
   await page.keyboard.press("Enter");
   await expect(firstLink).toBeFocused();
 });
