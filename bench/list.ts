@@ -66,6 +66,8 @@ interface Case {
   filter: string;
   /** Also measure the page 10,000 deep and one at the far end of the list. */
   deep: boolean;
+  /** A `sort=` order: its far end is not measured (the far cursor is one of the default order). */
+  sorted?: boolean;
 }
 
 async function main() {
@@ -133,6 +135,19 @@ async function main() {
       // About a quarter of all messages (email.send) contain it; receipt about one in twelve.
       { label: "q=example.com (frequent word)", filter: "q=example.com", deep: true },
       { label: "q=receipt (frequent word)", filter: "q=receipt", deep: true },
+      // The sorted orders (ADR 0027): a keyset on (column, id), with and without a status filter
+      // (the console's default is status=open), and one filter that has no index of the order.
+      // `~99%` reuses the default order's cursor, which a sorted list refuses, so they walk only.
+      ...["-attempts", "attempts", "firstSeenAt", "-firstSeenAt", "-lastSeenAt"].flatMap((sort) => [
+        { label: `sort=${sort}`, filter: `sort=${sort}`, deep: true, sorted: true },
+        { label: `status=open&sort=${sort}`, filter: `status=open&sort=${sort}`, deep: true, sorted: true },
+      ]),
+      {
+        label: "kind=card.charge&status=open&sort=-attempts",
+        filter: "kind=card.charge&status=open&sort=-attempts",
+        deep: true,
+        sorted: true,
+      },
     ];
 
     // The first requests of a process pay for module loading, the pool's connections and the
@@ -159,11 +174,16 @@ async function main() {
       if (c.deep) {
         const walked = await walk(c.filter, WALKED_PAGES);
         const deep = await measure(withParams(c.filter, `limit=${PAGE}`, `cursor=${walked}`));
-        const far = await measure(withParams(c.filter, `limit=${PAGE}`, `cursor=${farCursor}`));
         results.push(rowsOf(`${(WALKED_PAGES * PAGE).toLocaleString("en")}`, deep));
-        results.push(rowsOf("~99%", far));
-        worst = [first, deep, far].reduce((a, b) => (b.p95 > a.p95 ? b : a));
-        deepest = far;
+        if (c.sorted) {
+          worst = [first, deep].reduce((a, b) => (b.p95 > a.p95 ? b : a));
+          deepest = deep;
+        } else {
+          const far = await measure(withParams(c.filter, `limit=${PAGE}`, `cursor=${farCursor}`));
+          results.push(rowsOf("~99%", far));
+          worst = [first, deep, far].reduce((a, b) => (b.p95 > a.p95 ? b : a));
+          deepest = far;
+        }
       }
       const p95Holds = worst.p95 < P95_TARGET_MS;
       // The ratio uses p50: it is the typical cost of a page, where p95 of 200 samples on a shared

@@ -33,12 +33,12 @@ export default async function ReviewsPage({
   const state = readQueueState(fromPageParams(await searchParams));
   const queryClient = new QueryClient();
   if (!state.grouped) {
-    const query = listQuerySchema.safeParse({ ...state.filters, limit: String(QUEUE_PAGE_SIZE) });
+    const query = listQuerySchema.safeParse({ ...state.filters, sort: state.sort, limit: String(QUEUE_PAGE_SIZE) });
     // Filters the API would refuse are left to the browser, which shows the API's message.
     if (query.success) {
       await queryClient
         .infiniteQuery({
-          ...queueListOptions(state.filters),
+          ...queueListOptions(state.filters, state.sort),
           queryFn: (): Promise<QueuePage> => listReviews(query.data),
         })
         .catch(noop);

@@ -29,6 +29,9 @@ export const CATEGORIES_COMPLETE: Missing<ReviewCategory, (typeof CATEGORIES)[nu
 /** The `errorClass` (and `kind`) filter value that selects records without one. */
 export { ERROR_CLASS_NONE } from "@/lib/reviews/schema";
 
+/** The list's orders (`sort=`): a field, ascending, or descending with a leading `-`. */
+export { LIST_SORTS, type ListSort, type ListSortField } from "@/lib/reviews/schema";
+
 /** A row of the queue: the list API's item, as the server types it. */
 export type QueueItem = ReviewQueueItem;
 

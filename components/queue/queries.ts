@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { apiGet, queryString } from "@/lib/client/api";
 import { reviewKeys } from "@/lib/client/query-keys";
-import type { CauseGroups, QueuePage, QueueStats } from "./model";
+import type { CauseGroups, ListSort, QueuePage, QueueStats } from "./model";
 import { groupFilters, type QueueFilters } from "./queue-params";
 
 // Query definitions of the queue, shared by the browser (fetching the API) and the server page
@@ -11,12 +11,15 @@ export const QUEUE_PAGE_SIZE = 50;
 /** Live refresh of the list and the counts. */
 export const LIVE_REFRESH_MS = 10_000;
 
-export function queueListOptions(filters: QueueFilters) {
+/** The records for `filters`, in `sort`'s order (undefined: newest first), page by page. */
+export function queueListOptions(filters: QueueFilters, sort?: ListSort) {
+  // The order is part of the key: each order has its own pages and cursors.
+  const params = sort ? { ...filters, sort } : filters;
   return infiniteQueryOptions({
-    queryKey: reviewKeys.list(filters),
+    queryKey: reviewKeys.list(params),
     queryFn: ({ pageParam, signal }) =>
       apiGet<QueuePage>(
-        `/api/v1/reviews${queryString({ ...filters, cursor: pageParam ?? undefined, limit: QUEUE_PAGE_SIZE })}`,
+        `/api/v1/reviews${queryString({ ...params, cursor: pageParam ?? undefined, limit: QUEUE_PAGE_SIZE })}`,
         signal,
       ),
     initialPageParam: null as string | null,

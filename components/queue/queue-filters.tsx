@@ -69,16 +69,18 @@ export function QueueFilters({
   const categoryCustom = state.category.includes(",");
   const text = (key: TextFilter) => (
     <Field key={key} label={TEXT_LABELS[key].label} htmlFor={`queue-${key}`}>
-      <Input
-        id={`queue-${key}`}
-        name={key}
-        value={draft[key]}
-        placeholder={TEXT_LABELS[key].placeholder}
-        autoComplete="off"
-        spellCheck={false}
-        list={key === "reason" ? "queue-reason-options" : undefined}
-        onChange={(event) => setDraft({ ...draft, [key]: event.target.value })}
-      />
+      {(control) => (
+        <Input
+          {...control}
+          name={key}
+          value={draft[key]}
+          placeholder={TEXT_LABELS[key].placeholder}
+          autoComplete="off"
+          spellCheck={false}
+          list={key === "reason" ? "queue-reason-options" : undefined}
+          onChange={(event) => setDraft({ ...draft, [key]: event.target.value })}
+        />
+      )}
     </Field>
   );
 
@@ -97,46 +99,49 @@ export function QueueFilters({
           )
         }
       >
-        <Input
-          id="queue-q"
-          name="q"
-          type="search"
-          value={draft.q}
-          placeholder="Search records"
-          autoComplete="off"
-          spellCheck={false}
-          aria-describedby="queue-q-hint"
-          aria-invalid={qShort || undefined}
-          onChange={(event) => setDraft({ ...draft, q: event.target.value })}
-        />
+        {(control) => (
+          <Input
+            {...control}
+            name="q"
+            type="search"
+            value={draft.q}
+            placeholder="Search records"
+            autoComplete="off"
+            spellCheck={false}
+            aria-invalid={qShort || undefined}
+            onChange={(event) => setDraft({ ...draft, q: event.target.value })}
+          />
+        )}
       </Field>
       <Field className={styles.filterStatus} label="Status" htmlFor="queue-status">
-        <Select
-          id="queue-status"
-          value={state.status}
-          onChange={(event) => setParams({ status: event.target.value === DEFAULT_STATUS ? null : event.target.value })}
-        >
-          {statusOptions.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </Select>
+        {(control) => (
+          <Select
+            {...control}
+            value={state.status}
+            onChange={(event) =>
+              setParams({ status: event.target.value === DEFAULT_STATUS ? null : event.target.value })
+            }
+          >
+            {statusOptions.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </Select>
+        )}
       </Field>
       <Field className={styles.filterCategory} label="Category" htmlFor="queue-category">
-        <Select
-          id="queue-category"
-          value={state.category}
-          onChange={(event) => setParams({ category: event.target.value })}
-        >
-          <option value="">all categories</option>
-          {CATEGORIES.map((c) => (
-            <option key={c} value={c}>
-              {c}
-            </option>
-          ))}
-          {categoryCustom ? <option value={state.category}>{state.category.replaceAll(",", ", ")}</option> : null}
-        </Select>
+        {(control) => (
+          <Select {...control} value={state.category} onChange={(event) => setParams({ category: event.target.value })}>
+            <option value="">all categories</option>
+            {CATEGORIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+            {categoryCustom ? <option value={state.category}>{state.category.replaceAll(",", ", ")}</option> : null}
+          </Select>
+        )}
       </Field>
       <div className={styles.filterRest}>{TEXT_FILTERS.map(text)}</div>
       {/* Last in the tab order (after every field), shown top right by the grid. */}

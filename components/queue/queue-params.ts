@@ -1,4 +1,4 @@
-import { CATEGORIES, STATUSES } from "./model";
+import { CATEGORIES, LIST_SORTS, type ListSort, STATUSES } from "./model";
 
 // The queue's URL is its state: this module turns a query string into the filters sent to the
 // API (and used as query keys), the same way on the server (prefetch) and in the browser, so
@@ -37,6 +37,8 @@ export interface QueueState {
   /** True when `q` has 1 character: the API needs 2, so the search is not applied. */
   qTooShort: boolean;
   grouped: boolean;
+  /** The list's order (`sort=`), or undefined for the default: newest first by arrival. */
+  sort?: ListSort;
 }
 
 type Getter = (key: string) => string | null | undefined;
@@ -69,7 +71,19 @@ export function readQueueState(get: Getter): QueueState {
   }
   if (qText.length >= 2) filters.q = qText;
 
-  return { filters, status, category, qText, qTooShort: qText.length === 1, grouped: get("view") === "groups" };
+  // An unknown order is dropped, as an unknown status is: the URL is the user's, not the API's.
+  const rawSort = get("sort")?.trim();
+  const sort = LIST_SORTS.find((s) => s === rawSort);
+
+  return {
+    filters,
+    status,
+    category,
+    qText,
+    qTooShort: qText.length === 1,
+    grouped: get("view") === "groups",
+    ...(sort ? { sort } : {}),
+  };
 }
 
 /** A getter over a Next.js page's `searchParams` object (first value of repeated keys). */

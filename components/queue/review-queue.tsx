@@ -1,12 +1,11 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useRef, useState } from "react";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerRole } from "@/components/operations/viewer-role";
-import { Button } from "@/components/ui/button";
 import { ListFooter, ListHeading } from "@/components/ui/list";
-import { EmptyState, ErrorState, describeError } from "@/components/ui/states";
+import { describeError } from "@/components/ui/states";
 import { formatAge, formatUtc } from "@/components/ui/time";
 import { useNow } from "@/components/ui/use-now";
 import { useUrlParams } from "@/components/ui/use-url-params";
@@ -15,8 +14,11 @@ import { CauseGroupsTable } from "./cause-groups";
 import { type CauseGroup, ERROR_CLASS_NONE, type QueueItem } from "./model";
 import { LIVE_REFRESH_MS, QUEUE_PAGE_SIZE, causeGroupsOptions, queueListOptions, queueStatsOptions } from "./queries";
 import { QueueFilters } from "./queue-filters";
+import { QueueShortcuts } from "./queue-shortcuts";
+import { groupsStateOf, recordsState } from "./queue-states";
 import { ALL_STATUSES, DEFAULT_STATUS, TEXT_FILTERS, readQueueState } from "./queue-params";
 import { ReviewTable } from "./review-table";
+import { useShortcuts } from "./row-keys";
 import type { RowSelection } from "./row-selection";
 import { StatsBar } from "./stats-bar";
 import styles from "./queue.module.css";
@@ -58,7 +60,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
       : undefined;
 
   const list = useInfiniteQuery({
-    ...queueListOptions(state.filters),
+    ...queueListOptions(state.filters, state.sort),
     enabled: !state.grouped,
     refetchInterval: LIVE_REFRESH_MS,
     placeholderData: keepPreviousData,
@@ -88,17 +90,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   }, [list.data]);
 
   // "/" focuses the search, as in most consoles.
-  useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (event.key !== "/" || event.ctrlKey || event.metaKey || event.altKey) return;
-      const target = event.target as HTMLElement;
-      if (target.closest("input, textarea, select, [contenteditable='true']")) return;
-      event.preventDefault();
-      document.getElementById("queue-q")?.focus();
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, []);
+  useShortcuts({ "/": () => document.getElementById("queue-q")?.focus() });
 
   const filtered = Object.keys(state.filters).some((k) => k !== "status") || state.status !== DEFAULT_STATUS;
   const clearFilters = () => {
@@ -123,71 +115,15 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   const openCount = stats.data?.byStatus.open;
   const oldest = stats.data?.oldestOpenAgeSeconds;
 
-  const listState =
-    list.isError && !list.data ? (
-      <ErrorState
-        title="The records could not be loaded"
-        error={list.error}
-        onRetry={() => void list.refetch()}
-        retrying={list.isFetching}
-        action={
-          filtered ? (
-            <Button variant="subtle" onClick={clearFilters}>
-              Clear filters
-            </Button>
-          ) : null
-        }
-      />
-    ) : items && items.length === 0 ? (
-      filtered ? (
-        <EmptyState
-          title="No records match these filters"
-          action={
-            <>
-              <Button onClick={clearFilters}>Clear filters</Button>
-              {state.status !== ALL_STATUSES ? (
-                <Button variant="subtle" onClick={() => setParams({ status: ALL_STATUSES })}>
-                  Include every status
-                </Button>
-              ) : null}
-            </>
-          }
-        >
-          Widen the search or the status, or clear the filters to see the whole open queue.
-        </EmptyState>
-      ) : (
-        <EmptyState
-          title="No open records"
-          action={
-            <Button variant="subtle" onClick={() => setParams({ status: ALL_STATUSES })}>
-              Show every status
-            </Button>
-          }
-        >
-          Every reported record has an outcome. New records appear here within {LIVE_REFRESH_MS / 1000} seconds of being
-          reported.
-        </EmptyState>
-      )
-    ) : undefined;
-
-  const groupsState =
-    groups.isError && !groups.data ? (
-      <ErrorState
-        title="The groups could not be loaded"
-        error={groups.error}
-        onRetry={() => void groups.refetch()}
-        retrying={groups.isFetching}
-        action={
-          <Button variant="subtle" onClick={() => setParams({ view: null })}>
-            Show records instead
-          </Button>
-        }
-      />
-    ) : groups.data && groups.data.groups.length === 0 ? (
-      <EmptyState title="No groups for these filters">
-        No records with this status and category. Change the status filter to see others.
-      </EmptyState>
-    ) : undefined;
+  const listState = recordsState({
+    list,
+    empty: items !== undefined && items.length === 0,
+    filtered,
+    showsAllStatuses: state.status === ALL_STATUSES,
+    clearFilters,
+    setParams,
+  });
+  const groupsState = groupsStateOf({ groups, setParams });
 
   return (
     <div className={styles.page}>
@@ -221,6 +157,20 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
               : "Live"}
         </p>
       </div>
+
+      {/* Straight to the records, past the counts and the filters: one tab stop instead of 20 or so. */}
+      <a
+        className={`rc-skip-link ${styles.skipToRecords}`}
+        href="#queue-results"
+        onClick={(event) => {
+          const link = document.querySelector<HTMLElement>("#queue-table a[data-row-link][tabindex='0']");
+          if (!link) return;
+          event.preventDefault();
+          link.focus();
+        }}
+      >
+        Skip to the records
+      </a>
 
       <StatsBar
         stats={stats.data}
@@ -272,6 +222,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
             />
             Grouped by cause
           </label>
+          {state.grouped ? null : <QueueShortcuts />}
         </ListHeading>
 
         {state.grouped ? (
@@ -301,6 +252,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
               now={now}
               state={listState}
               selection={selection}
+              sort={{ sort: state.sort, onSort: (sort) => setParams({ sort }) }}
             />
             <ListFooter
               query={list}

@@ -39,6 +39,8 @@ export function SelectRowCell({ selection, item }: { selection: RowSelection; it
       <input
         type="checkbox"
         aria-label={`Select record ${item.messageId ?? item.id}`}
+        // Out of the tab order: the table is one tab stop (the row's link), and x ticks the row.
+        tabIndex={-1}
         checked={selection.selected.has(item.id)}
         onChange={(event) => selection.toggle([item.id], event.target.checked)}
       />

@@ -3,6 +3,7 @@
 import { Chip } from "@/components/ui/chip";
 import { SkeletonText } from "@/components/ui/skeleton";
 import { CATEGORIES, type QueueStats } from "./model";
+import { ReasonChips } from "./reason-chips";
 import styles from "./queue.module.css";
 
 /** Placeholder widths of the reason chips while the counts load. */
@@ -14,7 +15,7 @@ function isSelected(selection: string | undefined, value: string): boolean {
 
 /**
  * Counts of the records awaiting an outcome (open, replay-scheduled, replaying), by category and
- * by reason, as chips that filter the queue. Both rows have a fixed height and the category row
+ * by reason (the largest in one row, the rest under "more…"), as chips that filter the queue. Both rows have a fixed height and the category row
  * always holds its three chips, so nothing moves when the counts arrive or change.
  */
 export function StatsBar({
@@ -63,34 +64,29 @@ export function StatsBar({
       <h2 className={styles.statsLabel} id="stats-reason">
         By reason
       </h2>
-      <ul className={styles.chipRow} aria-labelledby="stats-reason">
-        {reasons === null && failed ? (
-          <li className={styles.statsNote}>
-            Counts are unavailable right now.{" "}
-            <button type="button" className={styles.linkButton} onClick={onRetry}>
-              Retry
-            </button>
-          </li>
-        ) : reasons === null ? (
-          <li className={styles.statsNote}>
-            <span className="rc-visually-hidden">Loading counts…</span>
-            {SKELETON_REASONS.map((width, i) => (
-              <SkeletonText key={i} width={width} height={24} />
-            ))}
-          </li>
-        ) : reasons.length === 0 ? (
-          <li className={styles.statsNote}>No records await an outcome.</li>
-        ) : (
-          reasons.map(([value, count]) => {
-            const pressed = reason === value;
-            return (
-              <li key={value}>
-                <Chip label={value} count={count} pressed={pressed} onClick={() => onReason(pressed ? null : value)} />
-              </li>
-            );
-          })
-        )}
-      </ul>
+      {reasons !== null && reasons.length > 0 ? (
+        <ReasonChips reasons={reasons} selected={reason} onReason={onReason} />
+      ) : (
+        <ul className={styles.chipRow} aria-labelledby="stats-reason">
+          {reasons === null && failed ? (
+            <li className={styles.statsNote}>
+              Counts are unavailable right now.{" "}
+              <button type="button" className={styles.linkButton} onClick={onRetry}>
+                Retry
+              </button>
+            </li>
+          ) : reasons === null ? (
+            <li className={styles.statsNote}>
+              <span className="rc-visually-hidden">Loading counts…</span>
+              {SKELETON_REASONS.map((width, i) => (
+                <SkeletonText key={i} width={width} height={24} />
+              ))}
+            </li>
+          ) : (
+            <li className={styles.statsNote}>No records await an outcome.</li>
+          )}
+        </ul>
+      )}
     </section>
   );
 }

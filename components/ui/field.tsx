@@ -1,34 +1,71 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
 import styles from "./ui.module.css";
 
+/** What `Field` hands its control: the id its label names and the ids of what describes it. */
+export interface FieldControlProps {
+  id: string;
+  "aria-describedby"?: string;
+  "aria-invalid"?: true;
+}
+
 /**
  * A label above its control, with an optional hint below it (or, with `hintInline`, on the
- * label's line, right-aligned: no extra height). `htmlFor` must be the control's id; the hint
- * gets the id `${htmlFor}-hint` so the control can point at it with `aria-describedby`. `error`
- * (a `FieldError`) goes last, under the hint.
+ * label's line, right-aligned: no extra height), and the field's errors last.
+ *
+ * One place wires them (after Epic Stack's forms): give `children` as a function and it receives
+ * the control's props, `id` (= `htmlFor`), `aria-describedby` naming the hint (`${htmlFor}-hint`)
+ * and, while there are `errors`, the error text (`${htmlFor}-error`), and `aria-invalid`. Spread
+ * them on the control:
+ *
+ *     <Field label="Reason" htmlFor="reason" hint="For the decision log" errors={errors.reason}>
+ *       {(control) => <Textarea {...control} value={reason} onChange={...} />}
+ *     </Field>
+ *
+ * `description` is another name for `hint`. The older form, a control element as `children` that
+ * names `${htmlFor}-hint` itself and an `error` node (a `FieldError`), still works unchanged.
  */
 export function Field({
   label,
   htmlFor,
   hint,
+  description,
   hintInline = false,
   error,
+  errors,
   className,
   children,
 }: {
   label: ReactNode;
   htmlFor: string;
   hint?: ReactNode;
+  /** Same as `hint`. */
+  description?: ReactNode;
   hintInline?: boolean;
+  /** A rendered error node (older form); prefer `errors`. */
   error?: ReactNode;
+  /** The field's error messages: shown under it and wired to the control (function children). */
+  errors?: readonly string[];
   className?: string;
-  children: ReactNode;
+  children: ReactNode | ((control: FieldControlProps) => ReactNode);
 }) {
-  const hintElement = hint ? (
-    <span className={styles.hint} id={`${htmlFor}-hint`}>
-      {hint}
+  const help = hint ?? description;
+  const hintId = `${htmlFor}-hint`;
+  const errorId = `${htmlFor}-error`;
+  const invalid = errors !== undefined && errors.length > 0;
+  const hintElement = help ? (
+    <span className={styles.hint} id={hintId}>
+      {help}
     </span>
   ) : null;
+  const wired = typeof children === "function";
+  const describedBy = [help ? hintId : null, invalid ? errorId : null].filter(Boolean).join(" ");
+  const control = wired
+    ? children({
+        id: htmlFor,
+        ...(describedBy ? { "aria-describedby": describedBy } : {}),
+        ...(invalid ? { "aria-invalid": true as const } : {}),
+      })
+    : children;
   return (
     <div className={[styles.field, className ?? ""].join(" ")}>
       {hintInline ? (
@@ -43,9 +80,10 @@ export function Field({
           {label}
         </label>
       )}
-      {children}
+      {control}
       {hintInline ? null : hintElement}
       {error}
+      {wired || errors !== undefined ? <FieldError id={errorId} messages={invalid ? errors : undefined} /> : null}
     </div>
   );
 }

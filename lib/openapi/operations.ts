@@ -86,7 +86,8 @@ const REVIEWS: ApiOperation[] = [
     route: "/api/v1/reviews",
     operationId: "listReviews",
     summary: "List review records",
-    description: "Newest first, keyset pagination (`nextCursor`); filters combine (AND).",
+    description:
+      "Newest first unless `sort` names another order (ties by id); keyset pagination (`nextCursor`, bound to its order); filters combine (AND).",
     tag: "Review records",
     access: { kind: "permission", permission: "reviews.read" },
     query: listQuerySchema,

@@ -2,7 +2,8 @@ import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { reviewFilterSql, searchModeOf } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";
-import type { ListQuery, ReviewStatus } from "./schema";
+import { invalidField } from "@/lib/domain/refusal";
+import type { ListQuery, ListSort, ListSortField, ReviewStatus } from "./schema";
 
 export interface ReviewListItem {
   id: string;
@@ -37,6 +38,8 @@ export interface ReviewQueueItem extends ReviewListItem {
 /** A row as the query reads it: the item with the database's types (bigint, Date) and its `seq`. */
 type ListRow = Omit<ReviewQueueItem, "sequence" | "firstSeenAt" | "lastSeenAt"> & {
   seq: bigint;
+  /** The sort column's value as a sorted order's cursor holds it; null in the default order. */
+  sortKey: string | null;
   sequence: bigint | null;
   firstSeenAt: Date;
   lastSeenAt: Date;
@@ -46,13 +49,111 @@ export const DEFAULT_LIMIT = 50;
 /** A list shows the start of the last error (the detail has all of it): a page stays small. */
 export const LIST_LAST_ERROR_CHARS = 300;
 
+/** The columns an order can use: the item's field, its column, and how its cursor value reads. */
+const SORT_COLUMNS: Record<ListSortField, { column: string; type: "timestamptz" | "int" }> = {
+  firstSeenAt: { column: "first_seen_at", type: "timestamptz" },
+  lastSeenAt: { column: "last_seen_at", type: "timestamptz" },
+  attempts: { column: "attempts", type: "int" },
+};
+
+/** The page query's ORDER BY, its keyset condition and the cursor value of a row, for one order. */
+interface Order {
+  /** ORDER BY of the inner query (alias `r`) and the outer one (alias `page`). */
+  inner: Prisma.Sql;
+  outer: Prisma.Sql;
+  /** AND-ed to the filter: the rows after the cursor, or nothing on the first page. */
+  after: Prisma.Sql;
+  /** The sort column's value as the cursor holds it (text), for the inner query's select list. */
+  key: Prisma.Sql;
+}
+
+function seqOrder(cursor: string | undefined): Order {
+  return {
+    inner: Prisma.sql`r.seq DESC`,
+    outer: Prisma.sql`page.seq DESC`,
+    after: cursor ? Prisma.sql`AND r.seq < ${reviewCursor.decode(cursor)}` : Prisma.empty,
+    key: Prisma.sql`NULL::text`,
+  };
+}
+
 /**
- * Newest first by `seq`, keyset-paginated: a page deep in the list costs what the first does,
- * because each page starts from an index position instead of counting past earlier rows.
+ * A sorted order: (column, id), both in the sort's direction, so the keyset condition is one row
+ * comparison that a B-tree on (column, id), or (status, column, id), answers as a range scan
+ * (migration 20261201090000_queue_sort_indexes). Timestamps travel in the cursor as text with
+ * microseconds: a JavaScript Date would cut them to milliseconds and skip or repeat rows.
+ */
+function sortedOrder(sort: ListSort, cursor: string | undefined): Order {
+  const desc = sort.startsWith("-");
+  const { column, type } = SORT_COLUMNS[(desc ? sort.slice(1) : sort) as ListSortField];
+  const dir = Prisma.raw(desc ? "DESC" : "ASC");
+  const col = Prisma.raw(column);
+  let after: Prisma.Sql = Prisma.empty;
+  if (cursor) {
+    const { key, id } = sortCursor.decode(cursor, sort);
+    const value = type === "int" ? Prisma.sql`${Number(key)}::int` : Prisma.sql`${key}::timestamptz`;
+    after = desc
+      ? Prisma.sql`AND (r.${col}, r.id) < (${value}, ${id}::uuid)`
+      : Prisma.sql`AND (r.${col}, r.id) > (${value}, ${id}::uuid)`;
+  }
+  return {
+    inner: Prisma.sql`r.${col} ${dir}, r.id ${dir}`,
+    outer: Prisma.sql`page.${col} ${dir}, page.id ${dir}`,
+    after,
+    key:
+      type === "int"
+        ? Prisma.sql`r.${col}::text`
+        : Prisma.sql`to_char(r.${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+  };
+}
+
+const TIMESTAMP_KEY = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3})\d{3}Z$/;
+const UUID_KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const INT_MAX = 2_147_483_647;
+
+/**
+ * The cursor of a sorted list: its order, the last row's sort value and its id. Opaque to
+ * clients like the default one, and bound to its order: a cursor of another `sort` (or of the
+ * default order) is refused, naming `cursor`, instead of resuming from a meaningless place.
+ */
+export const sortCursor = {
+  encode(sort: ListSort, key: string, id: string): string {
+    return Buffer.from(`o:${sort}:${key}:${id}`).toString("base64url");
+  },
+  decode(cursor: string, sort: ListSort): { key: string; id: string } {
+    const raw = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, "base64url").toString("utf8") : "";
+    const match = /^o:(-?[A-Za-z]+):([^:]*(?::[^:]*)*):([^:]+)$/.exec(raw);
+    if (!match) throw invalidField("cursor", "is not a cursor this API returned");
+    const [, cursorSort, key = "", id = ""] = match;
+    if (cursorSort !== sort) {
+      throw invalidField("cursor", `belongs to another order (sort=${cursorSort}); start again without a cursor`);
+    }
+    const field = (sort.startsWith("-") ? sort.slice(1) : sort) as ListSortField;
+    const valid = UUID_KEY.test(id) && (SORT_COLUMNS[field].type === "int" ? validInt(key) : validTimestamp(key));
+    if (!valid) throw invalidField("cursor", "is not a cursor this API returned");
+    return { key, id };
+  },
+};
+
+function validInt(key: string): boolean {
+  return /^-?\d{1,10}$/.test(key) && Math.abs(Number(key)) <= INT_MAX;
+}
+
+/** A UTC timestamp with microseconds that names a real instant (no 30 February), as PostgreSQL reads it. */
+function validTimestamp(key: string): boolean {
+  const millis = TIMESTAMP_KEY.exec(key)?.[1];
+  if (!millis) return false;
+  const date = new Date(`${millis}Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 23) === millis;
+}
+
+/**
+ * Newest first by `seq` unless `sort` names another order; keyset-paginated either way: a page
+ * deep in the list costs what the first does, because each page starts from an index position
+ * instead of counting past earlier rows.
  */
 export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
-  const before = query.cursor ? Prisma.sql`AND seq < ${reviewCursor.decode(query.cursor)}` : Prisma.empty;
+  const order = query.sort ? sortedOrder(query.sort, query.cursor) : seqOrder(query.cursor);
   // q's mode first (a B-tree lookup), so the page's query holds only that mode's condition.
   const search = query.q ? await searchModeOf(query.q) : undefined;
   // `ready` is computed on the page's rows only (the outer query), never on the rows scanned: one
@@ -66,21 +167,26 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
       page.error_class AS "errorClass", left(page.last_error, ${LIST_LAST_ERROR_CHARS}::int) AS "lastError",
       COALESCE(page.status = 'open' AND page.category = 'sequence-gap' AND page.reason = 'sequence-gap'
         AND page.sequence IS NOT NULL
-        AND key_state.last_sequence >= page.sequence - 1, false) AS ready
+        AND key_state.last_sequence >= page.sequence - 1, false) AS ready,
+      page.sort_key AS "sortKey"
     FROM (SELECT seq, id, status, category, reason, kind, message_id, effect_key, sequence_key, sequence, attempts,
-                 required_check, version, first_seen_at, last_seen_at, error_class, last_error
+                 required_check, version, first_seen_at, last_seen_at, error_class, last_error,
+                 ${order.key} AS sort_key
             FROM review_records r
-           WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${before}
-           ORDER BY seq DESC
+           WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${order.after}
+           ORDER BY ${order.inner}
            LIMIT ${limit + 1}) page
     LEFT JOIN sequence_state key_state ON key_state.sequence_key = page.sequence_key
-    ORDER BY page.seq DESC`;
+    ORDER BY ${order.outer}`;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return {
-    items: page.map(toListItem),
-    nextCursor: rows.length > limit && last ? reviewCursor.encode(last.seq) : null,
-  };
+  let nextCursor: string | null = null;
+  if (rows.length > limit && last) {
+    nextCursor = query.sort
+      ? sortCursor.encode(query.sort, last.sortKey ?? "", last.id)
+      : reviewCursor.encode(last.seq);
+  }
+  return { items: page.map(toListItem), nextCursor };
 }
 
 function toListItem(row: ListRow): ReviewQueueItem {

@@ -81,6 +81,16 @@ const filterText = requiredText(500);
  */
 export const ERROR_CLASS_NONE = "(none)";
 
+/**
+ * The list's orders besides the default (newest first by arrival, `seq`): a field name, ascending,
+ * or with a leading `-`, descending. Ties are broken by the record id in the same direction, so
+ * every order is total and a keyset cursor can resume it exactly (ADR 0027).
+ */
+export const LIST_SORT_FIELDS = ["firstSeenAt", "lastSeenAt", "attempts"] as const;
+export type ListSortField = (typeof LIST_SORT_FIELDS)[number];
+export const LIST_SORTS = LIST_SORT_FIELDS.flatMap((field) => [field, `-${field}`] as const);
+export type ListSort = ListSortField | `-${ListSortField}`;
+
 export const listQuerySchema = z.object({
   status: listOf(REVIEW_STATUSES)
     .optional()
@@ -115,7 +125,21 @@ export const listQuerySchema = z.object({
         "A whole record id, message id, effect key or sequence key selects the records with it; any other term " +
         "is a case-insensitive substring search of the record id and the whole message text.",
     }),
-  cursor: z.string().max(100).optional().meta({ description: "The `nextCursor` of the previous page." }),
+  sort: z
+    .enum(LIST_SORTS as [ListSort, ...ListSort[]], {
+      error: `must be one of ${LIST_SORTS.join(", ")}`,
+    })
+    .optional()
+    .meta({
+      description:
+        "Order of the list: `firstSeenAt`, `lastSeenAt` or `attempts`, ascending, or descending with a leading `-` " +
+        "(e.g. `-attempts`); ties by record id. Absent: newest first by arrival. A cursor belongs to its order.",
+    }),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: "The `nextCursor` of the previous page (of the same `sort`)." }),
   limit: z
     .string()
     .regex(/^\d+$/, "must be a whole number")
