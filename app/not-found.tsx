@@ -23,9 +23,7 @@ export default async function NotFound() {
 
 function Frame({ user, children }: { user: Awaited<ReturnType<typeof currentUser>>; children: ReactNode }) {
   return user ? (
-    <AppShell user={user}>
-      {children}
-    </AppShell>
+    <AppShell user={user}>{children}</AppShell>
   ) : (
     <main id="main" className="rc-shell-main">
       {children}

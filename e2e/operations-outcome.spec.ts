@@ -57,9 +57,9 @@ test("an operation aborted after its canary shows applied, held again, withdrawn
 
   const controls = page.getByRole("region", { name: "Controls" });
   await controls.getByRole("button", { name: "Dry run", exact: true }).click();
-  await expect(page.getByRole("region", { name: "Dry run" }).getByRole("row").filter({ hasText: "would-apply" })).toContainText(
-    String(RECORDS),
-  );
+  await expect(
+    page.getByRole("region", { name: "Dry run" }).getByRole("row").filter({ hasText: "would-apply" }),
+  ).toContainText(String(RECORDS));
   await controls.getByRole("button", { name: "Confirm and start…" }).click();
   const confirm = page.getByRole("dialog", { name: "Confirm and start" });
   await confirm.getByRole("checkbox", { name: "I reviewed these numbers" }).check();
@@ -117,7 +117,14 @@ test("an operation aborted after its canary shows applied, held again, withdrawn
     total: number;
     progress: { outcome: Record<string, number> };
   };
-  expect(api.progress.outcome).toEqual({ applied: 2, heldAgain: 1, withdrawn: 1, skipped: 0, neverSent: 6, waiting: 0 });
+  expect(api.progress.outcome).toEqual({
+    applied: 2,
+    heldAgain: 1,
+    withdrawn: 1,
+    skipped: 0,
+    neverSent: 6,
+    waiting: 0,
+  });
   expect(Object.values(api.progress.outcome).reduce((a, b) => a + b, 0)).toBe(api.total);
 
   // The list says the same, not "10 / 10".

@@ -65,11 +65,7 @@ export function AuditFilterForm({
   // Actor and action match any part, ignoring case (lib/audit/list.ts); the action's input offers
   // the log's actions as choices (a datalist: typing a part still works).
   const input = (key: "actor" | "action" | "effectKey", label: string, placeholder: string, hint?: string) => (
-    <Field
-      label={label}
-      htmlFor={`audit-${key}`}
-      hint={<span className={styles.hint}>{hint ?? "\u00a0"}</span>}
-    >
+    <Field label={label} htmlFor={`audit-${key}`} hint={<span className={styles.hint}>{hint ?? "\u00a0"}</span>}>
       <Input
         id={`audit-${key}`}
         value={draft[key]}

@@ -45,7 +45,8 @@ export function DecisionLog({ actions = [] }: { actions?: string[] }) {
     ) : entries && entries.length === 0 ? (
       filtered ? (
         <EmptyState title="No entries match these filters" action={<Button onClick={clear}>Clear filters</Button>}>
-          Actor and action match any part of the name, ignoring case; the effect key must match exactly; the time range is in UTC, From inclusive, To exclusive.
+          Actor and action match any part of the name, ignoring case; the effect key must match exactly; the time range
+          is in UTC, From inclusive, To exclusive.
         </EmptyState>
       ) : (
         <EmptyState title="The decision log is empty">

@@ -76,7 +76,9 @@ function CountLine({ count }: { count: SelectionCount | null }) {
   if (count.tooLarge) {
     return (
       <Notice tone="warning" role="note" title="Too many records">
-        <p>More than {formatCount(count.count)} records match: narrow the selection, one operation takes at most that.</p>
+        <p>
+          More than {formatCount(count.count)} records match: narrow the selection, one operation takes at most that.
+        </p>
       </Notice>
     );
   }
@@ -128,9 +130,7 @@ export function NewOperationForm({
   if (!selection) {
     return (
       <>
-        {params.problem && params.problem !== NO_SELECTION ? (
-          <Notice tone="warning" title={params.problem} />
-        ) : null}
+        {params.problem && params.problem !== NO_SELECTION ? <Notice tone="warning" title={params.problem} /> : null}
         <ChooseSelection action={allowed.includes(params.action) ? params.action : allowed[0]!} />
       </>
     );

@@ -36,10 +36,7 @@ export function OutcomeBar({
         "aria-valuetext": `${outcomeText(outcome)}, of ${formatCount(total)}`,
       };
   return (
-    <div
-      {...a11y}
-      className={mini ? styles.miniBar : styles.progressBar}
-    >
+    <div {...a11y} className={mini ? styles.miniBar : styles.progressBar}>
       {SEGMENTS.map((part) =>
         outcome[part] > 0 ? (
           <span key={part} className={styles[`seg_${part}`]} style={{ width: share(outcome[part], total) }} />

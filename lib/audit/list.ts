@@ -57,16 +57,14 @@ export function distinctAuditValues(column: "actor" | "action", fresh = false): 
   const cached = distinctCache.get(column);
   if (!fresh && cached && Date.now() - cached.at < DISTINCT_TTL_MS) return cached.values;
   const ref = Prisma.raw(column);
-  const values = db()
-    .$queryRaw<{ v: string }[]>`
+  const values = db().$queryRaw<{ v: string }[]>`
       WITH RECURSIVE walk AS (
         (SELECT ${ref} AS v FROM decision_log ORDER BY ${ref} LIMIT 1)
         UNION ALL
         SELECT (SELECT ${ref} FROM decision_log WHERE ${ref} > walk.v ORDER BY ${ref} LIMIT 1) FROM walk
          WHERE walk.v IS NOT NULL
       )
-      SELECT v FROM walk WHERE v IS NOT NULL`
-    .then((rows) => rows.map((row) => row.v));
+      SELECT v FROM walk WHERE v IS NOT NULL`.then((rows) => rows.map((row) => row.v));
   distinctCache.set(column, { at: Date.now(), values });
   values.catch(() => distinctCache.delete(column));
   return values;

@@ -87,10 +87,7 @@ export const controlSchema = z.object({ reason: reasonSchema }).strict().meta({ 
 export type ControlRequest = z.infer<typeof controlSchema>;
 
 /** Pause is the emergency stop: one click, the reason optional (abort and resume still need one). */
-export const pauseSchema = z
-  .object({ reason: reasonSchema.optional() })
-  .strict()
-  .meta({ id: "PauseOperationRequest" });
+export const pauseSchema = z.object({ reason: reasonSchema.optional() }).strict().meta({ id: "PauseOperationRequest" });
 export type PauseRequest = z.infer<typeof pauseSchema>;
 
 /** Resume may change auto-pause (or turn it off with null); it judges the outcomes from here on. */

@@ -9,9 +9,7 @@ import type { Selection } from "./types";
  * so a count stays cheap on a large table and an oversized selection is said before creating).
  * `null` when the selection is not one the API would take (the form then shows the server's refusal).
  */
-export async function countSelection(
-  selection: Selection,
-): Promise<{ count: number; tooLarge: boolean } | null> {
+export async function countSelection(selection: Selection): Promise<{ count: number; tooLarge: boolean } | null> {
   const parsed = selectionSchema.safeParse(selection);
   if (!parsed.success) return null;
   const [row] = await db().$queryRaw<{ n: bigint }[]>`

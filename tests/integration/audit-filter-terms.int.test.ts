@@ -58,9 +58,19 @@ describe("GET /api/v1/audit: actor and action match a part of the name, ignoring
     const tag = newTag();
     const entries: DecisionEntry[] = [];
     for (let i = 0; i < 7; i++) {
-      entries.push({ actor: `user:Support-${tag}@demo.test`, actorRole: "support", action: "review.note", reason: `a${i}` });
+      entries.push({
+        actor: `user:Support-${tag}@demo.test`,
+        actorRole: "support",
+        action: "review.note",
+        reason: `a${i}`,
+      });
       entries.push({ actor: `token:support-bot-${tag}`, actorRole: "support", action: "review.note", reason: `b${i}` });
-      entries.push({ actor: `user:owner-${tag}@demo.test`, actorRole: "owner", action: "review.replay", reason: `c${i}` });
+      entries.push({
+        actor: `user:owner-${tag}@demo.test`,
+        actorRole: "owner",
+        action: "review.replay",
+        reason: `c${i}`,
+      });
     }
     await append(entries);
 
@@ -68,9 +78,7 @@ describe("GET /api/v1/audit: actor and action match a part of the name, ignoring
     expect(want.length).toBeGreaterThanOrEqual(14);
     // Three pages and more: the per-actor walks merge in seq order and the cursor keeps its place.
     expect(await walk("actor=support", 4)).toEqual(want);
-    expect(await walk(`actor=SUPPORT-BOT-${tag}`, 3)).toEqual(
-      await oracle("actor = $1", [`token:support-bot-${tag}`]),
-    );
+    expect(await walk(`actor=SUPPORT-BOT-${tag}`, 3)).toEqual(await oracle("actor = $1", [`token:support-bot-${tag}`]));
     // An exact value still selects only itself (review.replay is not review.replay-withdrawn).
     const exact = await walk(`actor=user:owner-${tag}@demo.test&action=review.replay`, 5);
     expect(exact).toEqual(await oracle("actor = $1 AND action = 'review.replay'", [`user:owner-${tag}@demo.test`]));
@@ -86,9 +94,7 @@ describe("GET /api/v1/audit: actor and action match a part of the name, ignoring
       { actor: `user:other-${tag}@demo.test`, action: "review.note" },
     ]);
     const found = await walk(`actor=MIX-${tag}&action=Review`, 10);
-    expect(found).toEqual(
-      await oracle("actor = $1 AND lower(action) LIKE '%review%'", [`user:mix-${tag}@demo.test`]),
-    );
+    expect(found).toEqual(await oracle("actor = $1 AND lower(action) LIKE '%review%'", [`user:mix-${tag}@demo.test`]));
     expect(found).toHaveLength(2);
     expect(await walk(`actor=mix-${tag}&action=no-such-action-${tag}`, 10)).toEqual([]);
   });

@@ -53,9 +53,7 @@ function record(overrides: Partial<ReviewDetail> = {}): ReviewDetail {
 /** The form with its draft held as the action panel holds it. */
 function Harness({ action, subject }: { action: ActionName; subject: ReviewDetail }) {
   const [draft, setDraft] = useState<ActionDraft>(() => newDraft(action, subject));
-  return (
-    <ActionForm record={subject} role="owner" draft={draft} onChange={setDraft} onDone={() => undefined} />
-  );
+  return <ActionForm record={subject} role="owner" draft={draft} onChange={setDraft} onDone={() => undefined} />;
 }
 
 function renderForm(action: ActionName, subject = record()) {
@@ -139,17 +137,25 @@ describe("buildActionRequest", () => {
   const NOW = Date.parse("2031-05-04T10:00:00Z");
   it("reads the replay time as UTC, whatever the browser's zone", () => {
     const draft = { ...newDraft("replay", record()), reason: "fixed", checkDone: true };
-    const built = buildActionRequest({ ...draft, runMode: "at", runAtLocal: "2031-05-04T10:30" }, {
-      check: null,
-      envelope: null,
-    }, NOW);
+    const built = buildActionRequest(
+      { ...draft, runMode: "at", runAtLocal: "2031-05-04T10:30" },
+      {
+        check: null,
+        envelope: null,
+      },
+      NOW,
+    );
     expect(built).toEqual({
       body: expect.objectContaining({ action: "replay", runAt: "2031-05-04T10:30:00.000Z", checkDone: true }),
     });
-    const past = buildActionRequest({ ...draft, runMode: "at", runAtLocal: "2031-05-04T08:00" }, {
-      check: null,
-      envelope: null,
-    }, NOW);
+    const past = buildActionRequest(
+      { ...draft, runMode: "at", runAtLocal: "2031-05-04T08:00" },
+      {
+        check: null,
+        envelope: null,
+      },
+      NOW,
+    );
     expect(past).toEqual({ errors: { runAt: ["this time has passed: choose a later one, or Now"] } });
   });
 

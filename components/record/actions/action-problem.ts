@@ -23,8 +23,7 @@ const CONFLICT_HINT: Record<string, string> = {
 
 export type ActionFailure =
   /** Someone changed the record first: the stale notice takes over. */
-  | { type: "stale" }
-  | { type: "problem"; errors: FieldErrors; problem: FormProblem; backToEditor: boolean };
+  { type: "stale" } | { type: "problem"; errors: FieldErrors; problem: FormProblem; backToEditor: boolean };
 
 export function describeActionFailure(error: Error, isCorrection: boolean): ActionFailure {
   const problem = (title: string, text = "", errors: FieldErrors = {}, backToEditor = false): ActionFailure => ({
