@@ -22,6 +22,7 @@ test("an operation aborted after its canary shows applied, held again, withdrawn
   page,
   loginAs,
   report,
+  request,
   server,
   consumer,
 }) => {
@@ -72,7 +73,7 @@ test("an operation aborted after its canary shows applied, held again, withdrawn
   const items = await page.request.get(`/api/v1/operations/${id}/items?state=dispatched`);
   const canary = ((await items.json()) as { items: { reviewId: string }[] }).items.map((i) => i.reviewId);
   expect(canary).toHaveLength(CANARY);
-  const claim = await page.request.post(`${server.baseURL}/api/v1/replays/claim`, {
+  const claim = await request.post(`${server.baseURL}/api/v1/replays/claim`, {
     data: { consumer: consumer.name, limit: 3 },
     headers: { authorization: `Bearer ${consumer.token}` },
   });
@@ -81,7 +82,7 @@ test("an operation aborted after its canary shows applied, held again, withdrawn
   expect(claimed, "only this operation's replays are due").toHaveLength(3);
   for (const c of claimed) expect(canary).toContain(c.reviewId);
   for (const [index, c] of claimed.entries()) {
-    const outcome = await page.request.post(`${server.baseURL}/api/v1/replays/${c.replayId}/outcome`, {
+    const outcome = await request.post(`${server.baseURL}/api/v1/replays/${c.replayId}/outcome`, {
       data:
         index < 2
           ? { outcome: "applied" }
