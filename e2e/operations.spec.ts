@@ -135,7 +135,7 @@ test("an owner replays a cause: form, dry run, confirm, a canary of 2 waits, Con
   await expect(progress.getByRole("list", { name: "Records by state" })).toContainText("applied2", {
     timeout: 10_000,
   });
-  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuetext", "2 of 5");
+  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuetext", "2 applied · 3 waiting, of 5");
 
   // Continue: the other three are dispatched; their outcomes complete the operation.
   await control(page, "Continue after canary…", "Continue after the canary", "Continue after canary", "Canary fine.");
@@ -143,7 +143,7 @@ test("an owner replays a cause: form, dry run, confirm, a canary of 2 waits, Con
   await expect.poll(async () => (await itemsIn(page, id, "dispatched")).length, { timeout: 20_000 }).toBe(3);
   await replayOutcomes(await itemsIn(page, id, "dispatched"), "applied");
   await expect(stateOf(page)).toContainText("completed", { timeout: 20_000 });
-  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuetext", "5 of 5");
+  await expect(progress.getByRole("progressbar")).toHaveAttribute("aria-valuetext", "5 applied, of 5");
   await expect(controls(page)).toContainText("nothing more can be done");
 
   // The per-record outcomes and the operation's own decision-log entries.
@@ -159,7 +159,7 @@ test("an owner replays a cause: form, dry run, confirm, a canary of 2 waits, Con
   await page.goto("/operations");
   const listed = page.getByRole("row").filter({ has: page.getByRole("link", { name: new RegExp(id.slice(0, 8)) }) });
   await expect(listed).toContainText("completed");
-  await expect(listed).toContainText("5 / 5");
+  await expect(listed).toContainText("5 applied");
   await page.goto(`/reviews/${ids[0]}`);
   await expect(page.getByText("Part of operation")).toContainText("applied");
   await expect(page.getByRole("link", { name: new RegExp(id.slice(0, 8)) })).toHaveAttribute(
@@ -197,6 +197,9 @@ test("an owner ticks records in the queue, starts a slow replay, pauses it and a
   await bar.getByRole("link", { name: "Replay…" }).click();
 
   await expect(page.getByRole("region", { name: "Selection" })).toContainText("4 records chosen one by one");
+  await expect(page.getByTestId("selection-count")).toHaveText("4 records match now");
+  // The canary proposes more than 0, never more than the records chosen.
+  await expect(page.getByLabel("Canary size")).toHaveValue("4");
   await page.getByLabel("Reason (required)").fill("Slow replay, to be stopped.");
   await page.getByLabel("Records per second").fill("0.1");
   await page.getByRole("button", { name: "Create the operation" }).click();
@@ -213,8 +216,9 @@ test("an owner ticks records in the queue, starts a slow replay, pauses it and a
   await confirm.getByRole("button", { name: "Confirm and start", exact: true }).click();
   await expect(stateOf(page)).toContainText("running");
 
-  // Pause: the state and the reason show at once.
-  await control(page, "Pause…", "Pause the operation", "Pause", "Checking the first replays before going on.");
+  // Pause: one click, the reason optional (typed beside the button); the state and the reason show at once.
+  await controls(page).getByLabel("Pause reason (optional)").fill("Checking the first replays before going on.");
+  await controls(page).getByRole("button", { name: "Pause", exact: true }).click();
   await expect(stateOf(page)).toContainText("paused");
   await expect(page.getByRole("note", { name: "Paused" })).toContainText("Checking the first replays before going on.");
   expect((await readOperation(page, id)).state).toBe("paused");

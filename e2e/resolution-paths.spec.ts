@@ -32,10 +32,13 @@ async function openAction(page: Page, label: string): Promise<Locator> {
   return dialog;
 }
 
-/** Writes the reason and confirms the required check, as every action but a note asks. */
+/**
+ * Writes the reason and ticks the action's check, as every action but a note asks: the record's
+ * required check, or for a cancel its own (the effect must not happen).
+ */
 async function giveReason(dialog: Locator, reason: string): Promise<void> {
   await dialog.getByLabel("Reason (required)").fill(reason);
-  await dialog.getByRole("checkbox", { name: /I have done the required check/ }).check();
+  await dialog.getByRole("checkbox", { name: /I have done the required check|I have checked that the effect/ }).check();
 }
 
 function region(page: Page, name: string | RegExp): Locator {

@@ -7,7 +7,7 @@ import { DecisionLog } from "@/components/audit/decision-log";
 import type { AuditPage } from "@/components/audit/model";
 import { AUDIT_PAGE_SIZE, auditListOptions } from "@/components/audit/queries";
 import { latestStoredCheckpoint } from "@/lib/audit/checkpoint-store";
-import { listDecisions } from "@/lib/audit/list";
+import { distinctAuditValues, listDecisions } from "@/lib/audit/list";
 import { auditListQuerySchema } from "@/lib/audit/schema";
 import { requireUser } from "@/lib/auth/session";
 import { log } from "@/lib/log";
@@ -33,6 +33,11 @@ export default async function AuditPage({
       .infiniteQuery({ ...auditListOptions(filters), queryFn: (): Promise<AuditPage> => listDecisions(query.data) })
       .catch(noop);
   }
+  // The actions the log holds, for the Action filter's choices (a skip scan of its index, cached).
+  const actions = await distinctAuditValues("action").catch((error: unknown) => {
+    log.error({ err: error }, "reading the decision log's actions failed");
+    return [] as string[];
+  });
   // The page stays usable without it (e.g. a runtime role not yet granted the new table).
   const checkpoint = await latestStoredCheckpoint().catch((error: unknown) => {
     log.error({ err: error }, "reading the latest decision-log checkpoint failed");
@@ -41,7 +46,7 @@ export default async function AuditPage({
   return (
     <div className={styles.page}>
       <HydrationBoundary state={dehydrate(queryClient)}>
-        <DecisionLog />
+        <DecisionLog actions={actions} />
       </HydrationBoundary>
       <CheckpointStatus checkpoint={checkpoint} />
     </div>

@@ -30,9 +30,12 @@ const EMPTY: Draft = { actor: "", action: "", reviewId: "", effectKey: "", from:
 export function AuditFilterForm({
   filters,
   setParams,
+  actions = [],
 }: {
   filters: AuditFilters;
   setParams: (patch: ParamPatch) => void;
+  /** The actions the log holds, offered as the Action field's choices (lib/audit/list.ts). */
+  actions?: string[];
 }) {
   const [draft, setDraft, dirty] = useAppliedDraft(draftOf(filters));
   const any = Object.keys(filters).length > 0;
@@ -59,14 +62,18 @@ export function AuditFilterForm({
     setDraft(EMPTY);
     setParams(Object.fromEntries(AUDIT_FILTERS.map((key) => [key, null])));
   };
-  const input = (key: "actor" | "action" | "effectKey", label: string, placeholder: string) => (
-    <Field label={label} htmlFor={`audit-${key}`} hint={<span className={styles.hint}>&nbsp;</span>}>
+  // Actor and action match any part, ignoring case (lib/audit/list.ts); the action's input offers
+  // the log's actions as choices (a datalist: typing a part still works).
+  const input = (key: "actor" | "action" | "effectKey", label: string, placeholder: string, hint?: string) => (
+    <Field label={label} htmlFor={`audit-${key}`} hint={<span className={styles.hint}>{hint ?? "\u00a0"}</span>}>
       <Input
         id={`audit-${key}`}
         value={draft[key]}
         placeholder={placeholder}
         autoComplete="off"
         spellCheck={false}
+        list={key === "action" && actions.length > 0 ? "audit-action-choices" : undefined}
+        aria-describedby={hint ? `audit-${key}-hint` : undefined}
         onChange={(event) => setDraft({ ...draft, [key]: event.target.value })}
       />
     </Field>
@@ -74,8 +81,15 @@ export function AuditFilterForm({
 
   return (
     <form className={styles.filters} onSubmit={apply} role="search" aria-label="Filter the decision log">
-      {input("actor", "Actor", "e.g. user:owner@demo.local")}
-      {input("action", "Action", "e.g. review.replay")}
+      {input("actor", "Actor", "e.g. support", "Any part of the name")}
+      {input("action", "Action", "e.g. replay", "Any part, or choose one")}
+      {actions.length > 0 ? (
+        <datalist id="audit-action-choices">
+          {actions.map((action) => (
+            <option key={action} value={action} />
+          ))}
+        </datalist>
+      ) : null}
       <Field
         label="Record"
         htmlFor="audit-reviewId"

@@ -55,7 +55,8 @@ const columns = helper.columns([
   helper.accessor("action", {
     header: "Action",
     cell: (info) => <Clipped text={info.getValue()} className="rc-mono" />,
-    meta: { width: 160 },
+    // Wide enough for the longest actions (`operation.record-selected`, `review.replay-withdrawn`).
+    meta: { width: 232 },
   }),
   helper.accessor("reviewId", {
     header: "Record",
@@ -73,7 +74,7 @@ const columns = helper.columns([
   helper.accessor("effectKey", {
     header: "Effect key",
     cell: (info) => <Clipped text={info.getValue()} className="rc-mono" />,
-    meta: { width: 180 },
+    meta: { width: 160 },
   }),
   helper.accessor("reason", {
     header: "Reason",

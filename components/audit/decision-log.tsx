@@ -19,7 +19,7 @@ const numberFormat = new Intl.NumberFormat("en-US");
  * The decision log: who did what to which record and why, newest first, with the hash chain's
  * verification and exports of exactly what the filters select. Filters live in the URL.
  */
-export function DecisionLog() {
+export function DecisionLog({ actions = [] }: { actions?: string[] }) {
   const [params, setParams] = useUrlParams();
   const filters = useMemo(() => readAuditFilters((key) => params.get(key)), [params]);
   const list = useInfiniteQuery({ ...auditListOptions(filters), placeholderData: keepPreviousData });
@@ -45,7 +45,8 @@ export function DecisionLog() {
     ) : entries && entries.length === 0 ? (
       filtered ? (
         <EmptyState title="No entries match these filters" action={<Button onClick={clear}>Clear filters</Button>}>
-          Actor, action and effect key must match exactly; the time range is in UTC, From inclusive, To exclusive.
+          Actor and action match any part of the name, ignoring case; the effect key must match exactly; the time range
+          is in UTC, From inclusive, To exclusive.
         </EmptyState>
       ) : (
         <EmptyState title="The decision log is empty">
@@ -71,7 +72,7 @@ export function DecisionLog() {
 
       <ChainStatus />
 
-      <AuditFilterForm filters={filters} setParams={setParams} />
+      <AuditFilterForm filters={filters} setParams={setParams} actions={actions} />
 
       <section aria-labelledby="audit-results-title">
         <ListHeading

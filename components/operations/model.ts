@@ -10,6 +10,7 @@ import {
   type OperationView,
   type Verdict,
 } from "@/lib/operations/types";
+import { operationOutcome, type OperationOutcome } from "@/lib/operations/outcome";
 
 // The console's vocabulary for bulk operations (docs/operations.md): labels, tones and who may
 // start what. Types and constants only come from lib/operations/types.ts (isomorphic).
@@ -124,10 +125,32 @@ export function formatCount(n: number): string {
   return numberFormat.format(n);
 }
 
-/** Records whose action has been taken or that are final: the progress bar's filled part. */
-export function finishedCount(operation: OperationView): number {
-  const byState = operation.progress.byState;
-  return operation.total - (byState.pending ?? 0) - (byState.dispatched ?? 0);
+/**
+ * What became of the operation's records, adding up to its total. Folded here from `byState`
+ * (the server sends the same as `progress.outcome`), so a cached view of an older shape reads too.
+ */
+export function outcomeOf(operation: OperationView): OperationOutcome {
+  return operationOutcome(operation.progress.byState);
+}
+
+/** The outcome parts in reading order, with their words; `bar` names the bar segment's class. */
+export const OUTCOME_PARTS: { part: keyof OperationOutcome; label: string }[] = [
+  { part: "applied", label: "applied" },
+  { part: "heldAgain", label: "held again" },
+  { part: "withdrawn", label: "withdrawn" },
+  { part: "skipped", label: "skipped" },
+  { part: "neverSent", label: "never sent" },
+  { part: "waiting", label: "waiting" },
+];
+
+/**
+ * "16 applied · 98 never sent": the parts that are not zero (applied always), so an aborted or
+ * partly finished operation says what really happened rather than "all final".
+ */
+export function outcomeText(outcome: OperationOutcome): string {
+  return OUTCOME_PARTS.filter(({ part }) => part === "applied" || outcome[part] > 0)
+    .map(({ part, label }) => `${formatCount(outcome[part])} ${label}`)
+    .join(" · ");
 }
 
 /** `20%` from 0.2, without float noise. */

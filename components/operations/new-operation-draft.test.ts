@@ -8,7 +8,7 @@ const selection = {
 const NOW = Date.parse("2026-11-30T10:00:00Z");
 
 describe("buildRequest", () => {
-  it("sends the defaults of a replay: rate 50, no canary, auto-pause 20% after 20 outcomes", () => {
+  it("sends the defaults of a replay: rate 50, a canary of 10, auto-pause 20% after 20 outcomes", () => {
     const result = buildRequest({ ...newDraft("replay"), reason: " after the fix " }, selection, NOW);
     expect(result).toEqual({
       body: {
@@ -16,10 +16,16 @@ describe("buildRequest", () => {
         reason: "after the fix",
         selection,
         ratePerSecond: 50,
-        canarySize: 0,
+        canarySize: 10,
         autoPause: { threshold: 0.2, minOutcomes: 20 },
       },
     });
+  });
+
+  it("proposes a canary above 0, never more than the records selected", () => {
+    expect(newDraft("replay", 3).canarySize).toBe("3");
+    expect(newDraft("replay", 5000).canarySize).toBe("10");
+    expect(newDraft("note").canarySize).toBe("10");
   });
 
   it("sends autoPause null when it is turned off, and none at all for a note", () => {

@@ -21,14 +21,26 @@ export interface OperationDraft {
   minOutcomes: string;
 }
 
-export function newDraft(action: OperationAction): OperationDraft {
+/**
+ * The canary a new operation proposes: its first records go out, then it waits for a person
+ * (a bad replay harms ten records, not all of them). Capped at the records selected, which the
+ * server requires; 0 is still allowed for no canary.
+ */
+export const DEFAULT_CANARY = 10;
+
+export function defaultCanary(count: number | null): number {
+  return count === null ? DEFAULT_CANARY : Math.max(0, Math.min(DEFAULT_CANARY, count));
+}
+
+/** A fresh draft; `count` is how many records the selection holds now (null: not known). */
+export function newDraft(action: OperationAction, count: number | null = null): OperationDraft {
   return {
     action,
     reason: "",
     runMode: "now",
     runAtLocal: "",
     ratePerSecond: String(DEFAULT_RATE),
-    canarySize: "0",
+    canarySize: String(defaultCanary(count)),
     autoPauseOn: true,
     thresholdPercent: "20",
     minOutcomes: "20",

@@ -1,21 +1,21 @@
 "use client";
 
-import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { type FormEvent, useRef, useState } from "react";
-import { Button, ButtonRow, buttonClassName } from "@/components/ui/button";
+import { Button, ButtonRow } from "@/components/ui/button";
 import { Choice, Field, FieldError, Fieldset, Textarea } from "@/components/ui/field";
 import { type IssueLink, Notice, type Problem, ProblemNotice } from "@/components/ui/notice";
 import { Section } from "@/components/ui/section";
 import type { Role } from "@/lib/auth/roles";
 import { ApiRequestError } from "@/lib/client/api";
 import type { OperationAction } from "@/lib/operations/types";
-import { ACTION_EXPLANATION, ACTION_LABEL, allowedOperationActions } from "./model";
+import { ChooseSelection } from "./choose-selection";
+import { ACTION_EXPLANATION, ACTION_LABEL, allowedOperationActions, formatCount } from "./model";
 import { buildRequest, fieldOfIssue, newDraft, type OperationDraft } from "./new-operation-draft";
 import styles from "./operations.module.css";
 import { type FieldErrors, problemOf } from "./problem";
 import { RunSettingsFields } from "./replay-settings-fields";
-import type { NewOperationParams } from "./selection-params";
+import { NO_SELECTION, type NewOperationParams } from "./selection-params";
 import { SelectionDescription } from "./selection-text";
 import { useCreateOperation } from "./use-operation-mutations";
 
@@ -65,12 +65,51 @@ function serverErrors(error: unknown): FieldErrors {
   return out;
 }
 
+/** How many records the selection holds now, read by the page before anything is created. */
+export interface SelectionCount {
+  count: number;
+  tooLarge: boolean;
+}
+
+function CountLine({ count }: { count: SelectionCount | null }) {
+  if (!count) return null;
+  if (count.tooLarge) {
+    return (
+      <Notice tone="warning" role="note" title="Too many records">
+        <p>
+          More than {formatCount(count.count)} records match: narrow the selection, one operation takes at most that.
+        </p>
+      </Notice>
+    );
+  }
+  if (count.count === 0) {
+    return (
+      <Notice tone="warning" role="note" title="Nothing matches this selection now">
+        <p>No record is selected: creating the operation would be refused.</p>
+      </Notice>
+    );
+  }
+  return (
+    <p className={styles.selectionCount} data-testid="selection-count">
+      <strong>{formatCount(count.count)}</strong> {count.count === 1 ? "record matches" : "records match"} now
+    </p>
+  );
+}
+
 /** The new-operation form: the selection from the link, the action, the reason and how it runs. */
-export function NewOperationForm({ params, role }: { params: NewOperationParams; role: Role }) {
+export function NewOperationForm({
+  params,
+  role,
+  count = null,
+}: {
+  params: NewOperationParams;
+  role: Role;
+  count?: SelectionCount | null;
+}) {
   const router = useRouter();
   const allowed = allowedOperationActions(role);
   const [draft, setDraft] = useState<OperationDraft>(() =>
-    newDraft(allowed.includes(params.action) ? params.action : (allowed[0] ?? "note")),
+    newDraft(allowed.includes(params.action) ? params.action : (allowed[0] ?? "note"), count?.count ?? null),
   );
   const [errors, setErrors] = useState<FieldErrors>({});
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -90,17 +129,10 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
   }
   if (!selection) {
     return (
-      <Notice tone="warning" title={params.problem ?? "No records are chosen."}>
-        <p>
-          Choose records in the queue (tick them, use &quot;Bulk action on this filter&quot;, or pick a cause in the
-          grouped view), then come back here from there.
-        </p>
-        <p>
-          <Link className={buttonClassName()} href="/reviews">
-            Go to the queue
-          </Link>
-        </p>
-      </Notice>
+      <>
+        {params.problem && params.problem !== NO_SELECTION ? <Notice tone="warning" title={params.problem} /> : null}
+        <ChooseSelection action={allowed.includes(params.action) ? params.action : allowed[0]!} />
+      </>
     );
   }
 
@@ -131,6 +163,7 @@ export function NewOperationForm({ params, role }: { params: NewOperationParams;
 
       <Section title="Selection">
         <SelectionDescription selection={selection} className={styles.selection} />
+        <CountLine count={count} />
         <p className={styles.note}>
           The records are frozen when the operation is created, each with its version: a record someone changes
           afterwards is skipped, never overridden.

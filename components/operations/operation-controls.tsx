@@ -1,7 +1,8 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { type FormEvent, useId, useRef, useState } from "react";
 import { Button } from "@/components/ui/button";
+import { Field, Input } from "@/components/ui/field";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { type Problem, ProblemNotice } from "@/components/ui/notice";
 import { ReasonForm } from "@/components/ui/reason-form";
@@ -15,15 +16,9 @@ import styles from "./operations.module.css";
 import { problemOf } from "./problem";
 import { useOperationControl } from "./use-operation-mutations";
 
-type Dialog = "confirm" | "pause" | "resume" | "abort";
+type Dialog = "confirm" | "resume" | "abort";
 
 const REASON_COPY: Record<Exclude<Dialog, "confirm">, { submit: string; done: string; explain: string }> = {
-  pause: {
-    submit: "Pause",
-    done: "Paused.",
-    explain:
-      "Nothing more is dispatched, and the replays consumers have not claimed yet are held back. Resume or abort later.",
-  },
   resume: {
     submit: "Resume",
     done: "Resumed.",
@@ -37,7 +32,10 @@ const REASON_COPY: Record<Exclude<Dialog, "confirm">, { submit: string; done: st
   },
 };
 
-/** What the person may do now, as the server's `controls` says; each change asks for a reason. */
+/**
+ * What the person may do now, as the server's `controls` says. Resume and abort ask for a reason
+ * in a dialog; Pause is the emergency stop: one click, with an optional reason typed beside it.
+ */
 export function OperationControls({ operation, role }: { operation: OperationView; role: Role }) {
   const mutation = useOperationControl(operation.id);
   const [dialog, setDialog] = useState<Dialog | null>(null);
@@ -49,6 +47,9 @@ export function OperationControls({ operation, role }: { operation: OperationVie
   const canary = operation.state === "awaiting-continue";
   const resumeLabel = canary ? "Continue after canary" : "Resume";
   const dryRunPending = mutation.isPending && mutation.variables?.control === "dry-run";
+  const pausePending = mutation.isPending && mutation.variables?.control === "pause";
+  const [pauseReason, setPauseReason] = useState("");
+  const pauseReasonId = `${useId()}-pause-reason`;
 
   function announce(text: string) {
     setProblem(null);
@@ -79,16 +80,35 @@ export function OperationControls({ operation, role }: { operation: OperationVie
     );
   }
 
+  function pauseNow(event: FormEvent) {
+    event.preventDefault();
+    if (mutation.isPending) return;
+    setAnnouncement("");
+    setProblem(null);
+    const reason = pauseReason.trim();
+    mutation.mutate(
+      { control: "pause", ...(reason ? { reason } : {}) },
+      {
+        onSuccess: () => {
+          setPauseReason("");
+          announce("Paused.");
+        },
+        onError: (error) => {
+          setProblem(problemOf(error));
+          requestAnimationFrame(() => problemRef.current?.focus());
+        },
+      },
+    );
+  }
+
   const dialogTitle =
     dialog === "confirm"
       ? "Confirm and start"
-      : dialog === "pause"
-        ? "Pause the operation"
-        : dialog === "resume"
-          ? canary
-            ? "Continue after the canary"
-            : "Resume the operation"
-          : "Abort the operation";
+      : dialog === "resume"
+        ? canary
+          ? "Continue after the canary"
+          : "Resume the operation"
+        : "Abort the operation";
 
   return (
     <Section title="Controls">
@@ -123,11 +143,6 @@ export function OperationControls({ operation, role }: { operation: OperationVie
               {resumeLabel}…
             </Button>
           ) : null}
-          {controls.includes("pause") ? (
-            <Button aria-haspopup="dialog" onClick={() => setDialog("pause")}>
-              Pause…
-            </Button>
-          ) : null}
           {controls.includes("abort") ? (
             <Button variant="danger" aria-haspopup="dialog" onClick={() => setDialog("abort")}>
               Abort…
@@ -135,6 +150,28 @@ export function OperationControls({ operation, role }: { operation: OperationVie
           ) : null}
         </div>
       )}
+      {controls.includes("pause") ? (
+        // Its own form: Enter in the reason pauses too. Nothing to confirm: a pause is undone by Resume.
+        <form className={styles.pauseForm} onSubmit={pauseNow} aria-label="Pause">
+          <Field
+            label="Pause reason (optional)"
+            htmlFor={pauseReasonId}
+            hint="Goes to the decision log if given."
+            hintInline
+          >
+            <Input
+              id={pauseReasonId}
+              value={pauseReason}
+              maxLength={2000}
+              aria-describedby={`${pauseReasonId}-hint`}
+              onChange={(event) => setPauseReason(event.target.value)}
+            />
+          </Field>
+          <Button type="submit" aria-disabled={mutation.isPending || undefined}>
+            {pausePending ? "Pausing…" : "Pause"}
+          </Button>
+        </form>
+      ) : null}
       {controls.includes("confirm") && !dryRun ? (
         <p id="operation-confirm-hint" className={styles.note}>
           Run a dry run first: starting needs its numbers on screen.

@@ -1,20 +1,19 @@
 import type { ItemState, OperationView } from "@/lib/operations/types";
 import { Section } from "@/components/ui/section";
-import { finishedCount, formatCount, ITEM_STATE_ORDER, percent } from "./model";
+import { formatCount, ITEM_STATE_ORDER, OUTCOME_PARTS, outcomeOf, outcomeText, percent } from "./model";
 import { ItemStateBadge } from "./operation-badges";
 import styles from "./operations.module.css";
+import { OutcomeBar } from "./outcome-bar";
 
-function share(n: number, total: number): string {
-  return total > 0 ? `${(n / total) * 100}%` : "0%";
-}
-
-/** How far the operation is: a bar (finished, waiting for an outcome, not yet dispatched) and the counts by state. */
+/**
+ * How far the operation is and what became of its records: a bar split by outcome (applied, held
+ * again, withdrawn or skipped, waiting; what was never sent stays empty), the outcome counts that
+ * add up to the total, and the counts by item state.
+ */
 export function OperationProgress({ operation }: { operation: OperationView }) {
   const { total, progress } = operation;
   const byState = progress.byState as Record<string, number | undefined>;
-  const finished = finishedCount(operation);
-  const trouble = (byState["held-again"] ?? 0) + (byState.failed ?? 0);
-  const dispatched = byState.dispatched ?? 0;
+  const outcome = outcomeOf(operation);
   const states = [
     ...ITEM_STATE_ORDER,
     ...Object.keys(byState).filter((s) => !(ITEM_STATE_ORDER as string[]).includes(s)),
@@ -22,21 +21,22 @@ export function OperationProgress({ operation }: { operation: OperationView }) {
   const heldShare = progress.outcomes > 0 ? progress.heldAgain / progress.outcomes : null;
   return (
     <Section title="Progress">
-      <div
-        role="progressbar"
-        aria-label="Records with a final state"
-        aria-valuemin={0}
-        aria-valuemax={total}
-        aria-valuenow={finished}
-        aria-valuetext={`${formatCount(finished)} of ${formatCount(total)}`}
-        className={styles.progressBar}
-      >
-        <span className={styles.progressDone} style={{ width: share(finished - trouble, total) }} />
-        <span className={styles.progressTrouble} style={{ width: share(trouble, total) }} />
-        <span className={styles.progressDispatched} style={{ width: share(dispatched, total) }} />
-      </div>
-      <p className={styles.progressText}>
-        <strong>{formatCount(finished)}</strong> of {formatCount(total)} records final ·{" "}
+      <OutcomeBar total={total} outcome={outcome} />
+      <p className={styles.progressText} data-testid="operation-outcome">
+        <strong>{outcomeText(outcome)}</strong> of {formatCount(total)} {total === 1 ? "record" : "records"}
+      </p>
+      <dl className={styles.outcomes} aria-label="What became of the records">
+        {OUTCOME_PARTS.map(({ part, label }) => (
+          <div key={part} className={outcome[part] > 0 ? undefined : styles.outcomeZero}>
+            <dt>
+              <span className={`${styles.swatch} ${styles[`seg_${part}`]}`} aria-hidden="true" />
+              {label}
+            </dt>
+            <dd>{formatCount(outcome[part])}</dd>
+          </div>
+        ))}
+      </dl>
+      <p className={styles.note}>
         {formatCount(progress.dispatched)} dispatched · {formatCount(progress.outcomes)} replay outcomes,{" "}
         {formatCount(progress.heldAgain)} held again
         {heldShare !== null ? ` (${percent(heldShare)})` : ""}

@@ -7,9 +7,10 @@ import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
-import { ACTION_LABEL, finishedCount, formatCount, isLive, LIVE_REFRESH_MS } from "./model";
+import { ACTION_LABEL, formatCount, isLive, LIVE_REFRESH_MS, outcomeOf, outcomeText } from "./model";
 import { OperationStateBadge } from "./operation-badges";
 import styles from "./operations.module.css";
+import { OutcomeBar } from "./outcome-bar";
 import { OPERATIONS_PAGE_SIZE, operationsListOptions } from "./queries";
 
 /** Every bulk operation, newest first; live while one of those shown runs. */
@@ -57,7 +58,7 @@ export function OperationsList() {
           </thead>
           <tbody>
             {operations.map((op) => {
-              const finished = finishedCount(op);
+              const outcome = outcomeOf(op);
               return (
                 <tr key={op.id}>
                   <td>
@@ -69,11 +70,9 @@ export function OperationsList() {
                     <OperationStateBadge state={op.state} />
                   </td>
                   <td className="rc-num">{formatCount(op.total)}</td>
-                  <td className="rc-nowrap">
-                    {formatCount(finished)} / {formatCount(op.total)}
-                    <span className={styles.miniBar} aria-hidden="true">
-                      <span style={{ width: op.total > 0 ? `${(finished / op.total) * 100}%` : 0 }} />
-                    </span>
+                  <td className={styles.progressCell}>
+                    <span className="rc-nowrap">{outcomeText(outcome)}</span>
+                    <OutcomeBar total={op.total} outcome={outcome} mini />
                   </td>
                   <td>{op.createdBy}</td>
                   <td className="rc-mono rc-nowrap">

@@ -21,6 +21,9 @@ export const FILTER_KEYS = [
   "q",
 ] as const;
 
+/** The `problem` of a link that names no selection at all: the form offers to choose one. */
+export const NO_SELECTION = "No records are chosen yet.";
+
 export interface NewOperationParams {
   action: OperationAction;
   selection: Selection | null;
@@ -102,7 +105,7 @@ export function readNewOperationParams(get: (key: string) => string | null | und
   const group = get("group");
   const given = [ids, filter, group].filter((v) => v !== null && v !== undefined).length;
   if (given === 0) {
-    return { action, selection: null, problem: "No records are chosen yet." };
+    return { action, selection: null, problem: NO_SELECTION };
   }
   if (given > 1) return { action, selection: null, problem: "The link names more than one selection." };
   const read = ids != null ? readIds(ids) : filter != null ? readFilter(filter) : readGroup(group ?? "");

@@ -19,7 +19,8 @@ export interface CreateOperationRequest {
 export type ControlRequest =
   | { control: "dry-run" }
   | { control: "confirm"; expectedVersion: number; dryRunAt: string; checkDone: true }
-  | { control: "pause" | "resume" | "abort"; reason: string };
+  | { control: "pause"; reason?: string }
+  | { control: "resume" | "abort"; reason: string };
 
 export function useCreateOperation() {
   const queryClient = useQueryClient();

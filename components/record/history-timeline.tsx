@@ -1,5 +1,6 @@
 import { isRecord } from "@review-console/contract";
 import { Section } from "@/components/ui/section";
+import { formatUtc } from "@/components/ui/time";
 import { StatusBadge, Time } from "./badges";
 import styles from "./record.module.css";
 import type { ReviewHistoryEntry } from "./types";
@@ -7,6 +8,20 @@ import type { ReviewHistoryEntry } from "./types";
 function detailText(value: unknown): string {
   if (typeof value === "string") return value;
   return JSON.stringify(value) ?? String(value);
+}
+
+/** An ISO instant (a `runAt`, a `claimExpiresAt`): shown in UTC like every other time on the page. */
+const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+
+function DetailValue({ value }: { value: unknown }) {
+  if (typeof value === "string" && ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value))) {
+    return (
+      <time dateTime={value} title={value}>
+        {formatUtc(value)}
+      </time>
+    );
+  }
+  return <code className={styles.code}>{detailText(value)}</code>;
 }
 
 function Details({ details }: { details: unknown }) {
@@ -20,7 +35,7 @@ function Details({ details }: { details: unknown }) {
         <div key={key}>
           <dt>{key}</dt>
           <dd>
-            <code className={styles.code}>{detailText(value)}</code>
+            <DetailValue value={value} />
           </dd>
         </div>
       ))}
@@ -36,7 +51,7 @@ export function HistoryTimeline({ history }: { history: ReviewHistoryEntry[] }) 
         <p className="rc-muted">No history yet.</p>
       ) : (
         <ol className={styles.timeline}>
-          {history.map((entry) => (
+          {history.map((entry, index) => (
             <li key={entry.id} className={styles.timelineItem}>
               <div className={styles.timelineHead}>
                 <strong>{entry.action}</strong>
@@ -47,10 +62,20 @@ export function HistoryTimeline({ history }: { history: ReviewHistoryEntry[] }) 
               </div>
               {entry.toStatus && entry.fromStatus !== entry.toStatus ? (
                 <p className={styles.transition}>
-                  {entry.fromStatus ? <StatusBadge status={entry.fromStatus} /> : <span>(new)</span>}
-                  <span aria-hidden="true"> → </span>
-                  <span className="rc-visually-hidden"> to </span>
-                  {entry.toStatus ? <StatusBadge status={entry.toStatus} /> : <span>(unchanged)</span>}
+                  {entry.fromStatus ? (
+                    <>
+                      <StatusBadge status={entry.fromStatus} />
+                      <span aria-hidden="true"> → </span>
+                      <span className="rc-visually-hidden"> to </span>
+                    </>
+                  ) : index === 0 ? (
+                    // The first entry made the record: it had no status before.
+                    <span>created as </span>
+                  ) : (
+                    // No status recorded before (a claim writes only where it leads): not a new record.
+                    <span>now </span>
+                  )}
+                  <StatusBadge status={entry.toStatus} />
                 </p>
               ) : null}
               {entry.reason ? <p className={styles.quote}>{entry.reason}</p> : null}

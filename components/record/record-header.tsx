@@ -106,12 +106,25 @@ export function RecordHeader({ record }: { record: ReviewDetail }) {
           <code className={styles.code}>{firstLine(record.lastError)}</code>
         </p>
       ) : null}
-      <section className={styles.check} aria-labelledby="required-check-title">
-        <h2 id="required-check-title" className={styles.checkTitle}>
-          Required check
-        </h2>
-        <p className={styles.checkText}>{record.requiredCheck}</p>
-      </section>
+      {/* A finished record asks nothing more of anyone: its check is kept for the record, not as a to-do. */}
+      {record.status === "resolved" || record.status === "cancelled" ? (
+        <section className={`${styles.check} ${styles.checkFinished}`} aria-labelledby="required-check-title">
+          <h2 id="required-check-title" className={styles.checkTitle}>
+            Required check · no longer needed
+          </h2>
+          <p className={styles.checkText}>
+            <span className="rc-visually-hidden">This record is {record.status}; the check was: </span>
+            {record.requiredCheck}
+          </p>
+        </section>
+      ) : (
+        <section className={styles.check} aria-labelledby="required-check-title">
+          <h2 id="required-check-title" className={styles.checkTitle}>
+            Required check
+          </h2>
+          <p className={styles.checkText}>{record.requiredCheck}</p>
+        </section>
+      )}
     </header>
   );
 }

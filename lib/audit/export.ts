@@ -2,7 +2,7 @@ import { stringify } from "csv-stringify/sync";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { neutraliseFormula } from "./csv-cell";
-import { AUDIT_COLUMNS, type AuditRow, auditWhere, toAuditEntry } from "./list";
+import { AUDIT_COLUMNS, type AuditRow, auditWhere, resolveAuditTerms, toAuditEntry } from "./list";
 import { AUDIT_ENTRY_FIELDS, type AuditExportFormat, type AuditFilter } from "./schema";
 
 /** Rows per query: each chunk is one short query, so no connection or snapshot is held for long. */
@@ -57,6 +57,8 @@ export async function exportDecisions(filter: AuditFilter, format: AuditExportFo
   const [top] = await db().$queryRaw<{ last: bigint }[]>`
     SELECT coalesce(max(seq), 0)::bigint AS last FROM decision_log`;
   const upTo = top?.last ?? 0n;
+  // The actor and action terms match as on the list (a value exactly, else a case-insensitive part).
+  const terms = await resolveAuditTerms(filter);
   const encoder = new TextEncoder();
   let after = 0n;
   let first = true;
@@ -66,7 +68,7 @@ export async function exportDecisions(filter: AuditFilter, format: AuditExportFo
       try {
         const rows = await db().$queryRaw<AuditRow[]>`
           SELECT ${AUDIT_COLUMNS} FROM decision_log
-           WHERE ${auditWhere(filter)} AND seq > ${after} AND seq <= ${upTo}
+           WHERE ${auditWhere(filter, {}, terms)} AND seq > ${after} AND seq <= ${upTo}
            ORDER BY seq ASC LIMIT ${EXPORT_CHUNK}`;
         const text = format === "csv" ? csvChunk(rows, first) : ndjsonChunk(rows);
         first = false;

@@ -24,8 +24,12 @@ const instant = z.iso
 /** The filters of the decision log, shared by the list and the export. `from` inclusive, `to` exclusive. */
 export const auditFilterSchema = z
   .object({
-    actor: filterText.optional(),
-    action: filterText.optional(),
+    actor: filterText.optional().meta({
+      description: "The actor exactly, or any part of it ignoring case (a 400 past 50 matching actors).",
+    }),
+    action: filterText.optional().meta({
+      description: "The action exactly, or any part of it ignoring case (a 400 past 50 matching actions).",
+    }),
     reviewId: z.guid("must be a UUID").optional(),
     /** The entries of one bulk operation (`details.operationId`; docs/operations.md). */
     operationId: z

@@ -4,6 +4,7 @@ import {
   autoReplaySwitchSchema,
   confirmSchema,
   controlSchema,
+  pauseSchema,
   createOperationSchema,
   emptyBodySchema,
   itemsQuerySchema,
@@ -333,7 +334,13 @@ const OPERATIONS: ApiOperation[] = [
     confirmSchema,
     "Starts dispatching, naming the dry run the person reviewed.",
   ),
-  operationControl("pause", "pauseOperation", "Pause an operation", controlSchema, "Stops dispatching until resumed."),
+  operationControl(
+    "pause",
+    "pauseOperation",
+    "Pause an operation",
+    pauseSchema,
+    "Stops dispatching until resumed. The reason is optional: a pause is the emergency stop.",
+  ),
   operationControl(
     "resume",
     "resumeOperation",

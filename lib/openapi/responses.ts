@@ -273,6 +273,19 @@ export const operationSchema = z
       outcomes: z.int(),
       heldAgain: z.int(),
       byState: z.partialRecord(z.enum(ITEM_STATES), z.int()),
+      outcome: z
+        .object({
+          applied: z.int(),
+          heldAgain: z.int(),
+          withdrawn: z.int(),
+          skipped: z.int(),
+          neverSent: z.int(),
+          waiting: z.int(),
+        })
+        .meta({
+          description:
+            "What became of the records (`byState` folded); the parts add up to `total`: applied (applied, duplicate-suppressed, done), heldAgain (held-again, failed), withdrawn (withdrawn, cancelled), skipped, neverSent (not-dispatched), waiting (pending, dispatched).",
+        }),
     }),
     controls: z.array(z.enum(OPERATION_CONTROLS)).meta({ description: "What the caller may do now." }),
   })

@@ -117,20 +117,23 @@ export async function confirmOperation(id: string, request: ConfirmRequest, acto
   });
 }
 
-/** POST .../pause: nothing more is dispatched and its unclaimed replays are held back. */
-export async function pauseOperation(id: string, reason: string, actor: Actor): Promise<void> {
+/**
+ * POST .../pause: nothing more is dispatched and its unclaimed replays are held back. The reason
+ * is optional (a pause is the emergency stop); without one, the log entry's reason is null.
+ */
+export async function pauseOperation(id: string, reason: string | undefined, actor: Actor): Promise<void> {
   await db().$transaction(async (tx) => {
     const op = await lockOperation(tx, id, actor);
     refuseUnlessIn(op, "pause");
     await tx.$executeRaw`
-      UPDATE bulk_operations SET state = 'paused', pause_reason = ${`paused by ${actor.label}: ${reason}`},
+      UPDATE bulk_operations SET state = 'paused', pause_reason = ${reason ? `paused by ${actor.label}: ${reason}` : `paused by ${actor.label}`},
              version = version + 1, updated_at = now()
        WHERE id = ${id}::uuid`;
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
       action: "operation.paused",
-      reason,
+      reason: reason ?? null,
       details: { operationId: id, fromState: op.state },
     });
   });

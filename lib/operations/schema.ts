@@ -86,6 +86,10 @@ export type ConfirmRequest = z.infer<typeof confirmSchema>;
 export const controlSchema = z.object({ reason: reasonSchema }).strict().meta({ id: "OperationControlRequest" });
 export type ControlRequest = z.infer<typeof controlSchema>;
 
+/** Pause is the emergency stop: one click, the reason optional (abort and resume still need one). */
+export const pauseSchema = z.object({ reason: reasonSchema.optional() }).strict().meta({ id: "PauseOperationRequest" });
+export type PauseRequest = z.infer<typeof pauseSchema>;
+
 /** Resume may change auto-pause (or turn it off with null); it judges the outcomes from here on. */
 export const resumeSchema = z
   .object({ reason: reasonSchema, autoPause: autoPauseSchema.nullable().optional() })

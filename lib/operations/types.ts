@@ -1,6 +1,8 @@
 // Isomorphic: the wire shapes of /api/v1/operations (docs/operations.md), shared by the API, the
 // console's pages and the tests. No database here.
 
+import type { OperationOutcome } from "./outcome";
+
 export const OPERATION_ACTIONS = ["replay", "cancel", "note"] as const;
 export type OperationAction = (typeof OPERATION_ACTIONS)[number];
 
@@ -85,6 +87,8 @@ export interface OperationView {
     outcomes: number;
     heldAgain: number;
     byState: Partial<Record<ItemState, number>>;
+    /** `byState` folded into what became of the records; the parts add up to `total` (lib/operations/outcome.ts). */
+    outcome: OperationOutcome;
   };
   /** What the caller may do now. */
   controls: OperationControl[];

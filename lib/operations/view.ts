@@ -5,6 +5,7 @@ import { Prisma } from "@/lib/generated/prisma/client";
 import { seqCursor } from "@/lib/http/seq-cursor";
 import { CONTROL_FROM } from "./control";
 import { operationPermission } from "./create";
+import { operationOutcome } from "./outcome";
 import type { ItemsQuery, OperationListQuery } from "./schema";
 import type {
   DryRun,
@@ -85,7 +86,13 @@ function toView(row: OperationRow, byState: Partial<Record<ItemState, number>>, 
     pauseReason: row.pauseReason,
     version: row.version,
     dryRun: row.dryRun,
-    progress: { dispatched: row.dispatched, outcomes: row.outcomes, heldAgain: row.heldAgain, byState },
+    progress: {
+      dispatched: row.dispatched,
+      outcomes: row.outcomes,
+      heldAgain: row.heldAgain,
+      byState,
+      outcome: operationOutcome(byState),
+    },
     controls: controlsFor(row, role),
   };
 }

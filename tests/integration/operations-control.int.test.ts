@@ -119,7 +119,13 @@ describe.skipIf(!redisUp)("operation controls", () => {
       const v = await api.view(id);
       return v.state === "completed" ? v : undefined;
     });
-    expect(done.progress).toEqual({ dispatched: 12, outcomes: 12, heldAgain: 0, byState: { applied: 12 } });
+    expect(done.progress).toEqual({
+      dispatched: 12,
+      outcomes: 12,
+      heldAgain: 0,
+      byState: { applied: 12 },
+      outcome: { applied: 12, heldAgain: 0, withdrawn: 0, skipped: 0, neverSent: 0, waiting: 0 },
+    });
     const log = await logOf(id);
     expect(log.filter((e) => e.action === "operation.canary-reached")).toHaveLength(1);
     expect(log.filter((e) => e.action === "operation.resumed")).toEqual([

@@ -142,6 +142,7 @@ describe.skipIf(!redisUp)("a bulk replay of 1,000 records of one cause", () => {
       outcomes: 1000,
       heldAgain: 100,
       byState: { "duplicate-suppressed": 150, "held-again": 100, applied: 750 },
+      outcome: { applied: 900, heldAgain: 100, withdrawn: 0, skipped: 0, neverSent: 0, waiting: 0 },
     });
     const outcomeOf = {
       "would-suppress": "duplicate-suppressed",

@@ -131,3 +131,24 @@ export function ActionExplanation({ action, record }: { action: ActionName; reco
       );
   }
 }
+
+/**
+ * What the person ticks to say the action's check was done. Most actions answer the record's
+ * required check (find the message, ask the provider, fix the payload); a cancel does not: it
+ * decides the effect must never happen, so it names that, never the record's check (which may
+ * be about the payload a cancel leaves alone).
+ */
+export function CheckLabel({ action, record }: { action: ActionName; record: ReviewDetail }) {
+  if (action === "cancel") {
+    return (
+      <>
+        I have checked that the effect <Key>{record.effectKey}</Key> must not happen: cancelling is final.
+      </>
+    );
+  }
+  return (
+    <>
+      I have done the required check: <strong>{record.requiredCheck}</strong>
+    </>
+  );
+}

@@ -2,38 +2,22 @@
 
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import { ButtonRow, buttonClassName } from "@/components/ui/button";
-import { CheckConfirm, Choice, FieldError, Fieldset, Textarea } from "@/components/ui/field";
 import type { Role } from "@/lib/auth/roles";
-import { ApiRequestError } from "@/lib/client/api";
-import {
-  ACTION_RULES,
-  actionRequestSchema,
-  allowedActions,
-  needsCheckConfirmation,
-  type ActionRequest,
-} from "@/lib/reviews/action-rules";
+import { ACTION_RULES, allowedActions, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/action-rules";
 import { latestEnvelope, missingRange } from "../format";
 import { jsonChanges } from "../json-diff";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
 import { useRecordAction } from "../use-record";
 import { ActionExplanation, SUBMIT_LABEL } from "./action-copy";
+import { CheckField, ProblemSummary, ProviderRefField, ReasonField, RunAtFields } from "./action-fields";
+import { describeActionFailure, type FormProblem } from "./action-problem";
+import { buildActionRequest } from "./action-request";
 import { checkPayload, correctionKind, proposedEnvelope, suppliedEnvelope } from "./correction";
 import { CorrectionEdit, CorrectionReview } from "./correction-fields";
 import type { ActionDraft } from "./draft";
-import { type FieldErrors, groupIssues } from "./field-errors";
+import type { FieldErrors } from "./field-errors";
 import { StaleNotice } from "./stale-notice";
-
-const CONFLICT_TITLE: Record<string, string> = {
-  "not-allowed": "This action does not fit the record any more",
-  "gap-closed": "The gap has closed meanwhile",
-  "predecessor-in-flight": "A predecessor is being applied right now",
-};
-
-const CONFLICT_HINT: Record<string, string> = {
-  "gap-closed": "The missing messages arrived or were resolved: nothing needs skipping. Replay the record instead.",
-  "predecessor-in-flight": "Wait until its effect is recorded, then look at the sequence again.",
-};
 
 const FIELD_OF_DRAFT: Record<string, string[]> = {
   reason: ["reason"],
@@ -45,32 +29,17 @@ const FIELD_OF_DRAFT: Record<string, string[]> = {
   envelope: ["envelope"],
 };
 
-interface FormProblem {
-  title: string;
-  text: string;
-  hint?: string;
-}
-
-function localTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone;
-  } catch {
-    return "local time";
-  }
-}
-
-/** `YYYY-MM-DDTHH:MM` of now in the person's time zone, the format `datetime-local` speaks. */
-function localNow(): string {
-  const now = new Date();
-  const pad = (n: number) => String(n).padStart(2, "0");
-  return `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}T${pad(now.getHours())}:${pad(now.getMinutes())}`;
-}
-
 function successText(action: ActionRequest["action"], record: ReviewDetail): string {
   const label = ACTION_RULES[action].label;
   return `${label}: done. The record is now ${record.status} (version ${record.version}).`;
 }
 
+/**
+ * One action's form in the record's dialog: the stale notice, the error summary, what the action
+ * will do, its own fields (action-fields.tsx), a correction's edit and review steps, the reason,
+ * the check and the submit. The request is built by action-request.ts, a refusal worded by
+ * action-problem.ts.
+ */
 export function ActionForm({
   record,
   role,
@@ -165,81 +134,19 @@ export function ActionForm({
     focus("review");
   }
 
-  function buildRequest(): { body: ActionRequest } | { errors: FieldErrors } {
-    const body: Record<string, unknown> = {
-      action,
-      expectedVersion: draft.base.version,
-      reason: draft.reason,
-    };
-    if (needsCheck) body.checkDone = draft.checkDone;
-    const found: FieldErrors = {};
-    if (action === "replay" && draft.runMode === "at") {
-      const when = new Date(draft.runAtLocal);
-      if (!draft.runAtLocal || Number.isNaN(when.getTime())) found.runAt = ["choose the date and time of the replay"];
-      else if (when.getTime() < Date.now() - 60_000) found.runAt = ["this time has passed: choose a later one, or Now"];
-      else body.runAt = when.toISOString();
-    }
-    if (action === "confirm-applied" || action === "confirm-not-applied") {
-      const ref = draft.providerRef.trim();
-      if (ref) body.providerRef = ref;
-    }
-    if (isCorrection) {
-      if (check?.state !== "valid" || !envelopeInput) {
-        found.payload = ["go back to the editor: the payload is not valid"];
-      } else {
-        body.payload = check.payload;
-        if (Object.keys(envelopeInput.values).length > 0) body.envelope = envelopeInput.values;
-      }
-    }
-    const parsed = actionRequestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-      for (const [field, messages] of Object.entries(groupIssues(issues))) {
-        found[field] = [...(found[field] ?? []), ...messages];
-      }
-    }
-    if (Object.keys(found).length > 0 || !parsed.success) return { errors: found };
-    return { body: parsed.data };
-  }
-
   function handleError(error: Error) {
-    if (!(error instanceof ApiRequestError)) {
-      return fail(
-        {},
-        "No answer from the server",
-        "The action may or may not have been saved. The record refreshes by itself; check its history before trying again.",
-      );
-    }
-    if (error.status === 409 && error.code === "stale-version") {
+    const failure = describeActionFailure(error, isCorrection);
+    if (failure.type === "stale") {
       setErrors({});
       setProblem(null);
       setServerStale(true);
       focus("stale");
       return;
     }
-    if (error.status === 409) {
-      setErrors({});
-      setProblem({
-        title: CONFLICT_TITLE[error.code] ?? "The record's state does not allow this",
-        text: error.message,
-        hint: CONFLICT_HINT[error.code],
-      });
-      focus("summary");
-      return;
-    }
-    if (error.status === 400 || error.status === 422) {
-      if (isCorrection && error.issues.some((i) => i.path.startsWith("payload") || i.path.startsWith("envelope"))) {
-        update({ step: "edit" });
-      }
-      return fail(
-        groupIssues(error.issues),
-        error.status === 422 ? "The server refused the correction" : "Some fields need attention",
-        error.message,
-      );
-    }
-    if (error.status === 403) return fail({}, "Your role may not do this", error.message);
-    if (error.status === 401) return fail({}, "Your session has ended", "Sign in again; your input is lost on reload.");
-    return fail({}, "The request failed", error.message);
+    if (failure.backToEditor) update({ step: "edit" });
+    setErrors(failure.errors);
+    setProblem(failure.problem);
+    focus("summary");
   }
 
   function submit(event: FormEvent) {
@@ -249,7 +156,7 @@ export function ActionForm({
       focus("stale");
       return;
     }
-    const built = buildRequest();
+    const built = buildActionRequest(draft, { check, envelope: envelopeInput });
     if ("errors" in built) return fail(built.errors, "Some fields need attention");
     setErrors({});
     setProblem(null);
@@ -259,11 +166,9 @@ export function ActionForm({
     });
   }
 
-  const summaryItems = Object.entries(errors).flatMap(([field, messages]) =>
-    messages.map((message) => ({ field, message })),
-  );
+  const hasErrors = Object.keys(errors).length > 0;
   const showSubmitPart = !isCorrection || draft.step === "review";
-  const tz = localTimeZone();
+  const fieldProps = { draft, update, errors, ids };
 
   return (
     <form className={styles.form} onSubmit={submit} noValidate>
@@ -282,32 +187,14 @@ export function ActionForm({
       ) : null}
 
       <div ref={summaryRef} tabIndex={-1} className={styles.summarySlot}>
-        {problem || summaryItems.length > 0 ? (
-          <div role="alert" className={styles.noticeError}>
-            <p className={styles.noticeTitle}>{problem?.title ?? "Some fields need attention"}</p>
-            {problem?.text ? <p>{problem.text}</p> : null}
-            {problem?.hint ? <p>{problem.hint}</p> : null}
-            {summaryItems.length > 0 ? (
-              <ul className={styles.issueList}>
-                {summaryItems.map(({ field, message }) => (
-                  <li key={`${field}:${message}`}>
-                    <a
-                      href={`#${ids(field)}`}
-                      onClick={(event) => {
-                        const target = document.getElementById(ids(field));
-                        if (target) {
-                          event.preventDefault();
-                          target.focus();
-                        }
-                      }}
-                    >
-                      {message}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            ) : null}
-          </div>
+        {problem || hasErrors ? (
+          <ProblemSummary
+            title={problem?.title ?? "Some fields need attention"}
+            text={problem?.text}
+            hint={problem?.hint}
+            errors={errors}
+            ids={ids}
+          />
         ) : null}
       </div>
 
@@ -315,68 +202,9 @@ export function ActionForm({
         <ActionExplanation action={action} record={record} />
       </div>
 
-      {action === "replay" ? (
-        <Fieldset legend="When">
-          <Choice
-            type="radio"
-            name={ids("runMode")}
-            checked={draft.runMode === "now"}
-            onChange={() => update({ runMode: "now" })}
-            data-autofocus=""
-            label="Now"
-          />
-          <Choice
-            type="radio"
-            name={ids("runMode")}
-            checked={draft.runMode === "at"}
-            onChange={() => update({ runMode: "at" })}
-            label="At a time"
-          />
-          {draft.runMode === "at" ? (
-            <div className={styles.field}>
-              <label htmlFor={ids("runAt")} className={styles.label}>
-                Replay at ({tz})
-              </label>
-              <input
-                id={ids("runAt")}
-                type="datetime-local"
-                className={styles.input}
-                value={draft.runAtLocal}
-                min={localNow()}
-                onChange={(event) => update({ runAtLocal: event.target.value })}
-                aria-invalid={errors.runAt ? true : undefined}
-                aria-describedby={`${ids("runAt")}-error`}
-              />
-              <FieldError id={`${ids("runAt")}-error`} messages={errors.runAt} />
-            </div>
-          ) : null}
-        </Fieldset>
-      ) : null}
+      {action === "replay" ? <RunAtFields {...fieldProps} /> : null}
 
-      {action === "confirm-applied" || action === "confirm-not-applied" ? (
-        <div className={styles.field}>
-          <label htmlFor={ids("providerRef")} className={styles.label}>
-            Provider&apos;s reference {action === "confirm-applied" ? "(required)" : "(optional)"}
-          </label>
-          <input
-            id={ids("providerRef")}
-            className={styles.input}
-            value={draft.providerRef}
-            onChange={(event) => update({ providerRef: event.target.value })}
-            required={action === "confirm-applied"}
-            aria-invalid={errors.providerRef ? true : undefined}
-            aria-describedby={`${ids("providerRef")}-hint ${ids("providerRef")}-error`}
-            autoComplete="off"
-            data-autofocus=""
-          />
-          <span id={`${ids("providerRef")}-hint`} className={styles.hint}>
-            {action === "confirm-applied"
-              ? "The id the provider gave the effect (e.g. its message or charge id): the evidence that it exists."
-              : "The provider's answer that it has no such effect, if it gave one (a ticket or lookup id)."}
-          </span>
-          <FieldError id={`${ids("providerRef")}-error`} messages={errors.providerRef} />
-        </div>
-      ) : null}
+      {action === "confirm-applied" || action === "confirm-not-applied" ? <ProviderRefField {...fieldProps} /> : null}
 
       {isCorrection && check && draft.step === "edit" ? (
         <CorrectionEdit
@@ -408,38 +236,8 @@ export function ActionForm({
 
       {showSubmitPart && !gapClosed ? (
         <>
-          <div className={styles.field}>
-            <label htmlFor={ids("reason")} className={styles.label}>
-              {action === "note" ? "Note (required)" : "Reason (required)"}
-            </label>
-            <Textarea
-              id={ids("reason")}
-              value={draft.reason}
-              onChange={(event) => update({ reason: event.target.value })}
-              required
-              aria-invalid={errors.reason ? true : undefined}
-              aria-describedby={`${ids("reason")}-hint ${ids("reason")}-error`}
-              data-autofocus={action === "note" || action === "cancel" || action === "skip-gap" ? "" : undefined}
-            />
-            <span id={`${ids("reason")}-hint`} className={styles.hint}>
-              Written to the record&apos;s history and the decision log with your name.
-            </span>
-            <FieldError id={`${ids("reason")}-error`} messages={errors.reason} />
-          </div>
-
-          {needsCheck ? (
-            <CheckConfirm
-              id={ids("checkDone")}
-              label={
-                <>
-                  I have done the required check: <strong>{record.requiredCheck}</strong>
-                </>
-              }
-              checked={draft.checkDone}
-              onChange={(event) => update({ checkDone: event.target.checked })}
-              errors={errors.checkDone}
-            />
-          ) : null}
+          <ReasonField {...fieldProps} />
+          {needsCheck ? <CheckField action={action} record={record} {...fieldProps} /> : null}
 
           <ButtonRow>
             <button

@@ -23,9 +23,30 @@ const ORDER: ActionName[] = [
   "note",
 ];
 
-function buttonClass(action: ActionName, index: number): string {
+/** The actions that send the message again (as received or revised). */
+const SENDS_AGAIN: ActionName[] = ["replay", "correct-and-replay", "confirm-not-applied", "skip-gap"];
+
+/**
+ * Whether sending this record again cannot apply it: its key has already applied its sequence
+ * number (the sequence panel says a replay of it is suppressed or held again).
+ */
+export function replayCannotApply(record: ReviewDetail): boolean {
+  const last = record.sequenceState?.lastSequence;
+  return record.sequenceKey !== null && record.sequence !== null && last !== undefined && record.sequence <= last;
+}
+
+/**
+ * The one filled button: the most decisive action that can help. Never a note or a cancel (the
+ * danger button), and never a replay the page itself says cannot apply.
+ */
+export function primaryAction(record: ReviewDetail, actions: ActionName[]): ActionName | null {
+  const futile = replayCannotApply(record);
+  return actions.find((a) => a !== "note" && a !== "cancel" && !(futile && SENDS_AGAIN.includes(a))) ?? null;
+}
+
+function buttonClass(action: ActionName, primary: ActionName | null): string {
   if (action === "cancel") return buttonClassName("danger");
-  return buttonClassName(index === 0 && action !== "note" ? "primary" : "default");
+  return buttonClassName(action === primary ? "primary" : "default");
 }
 
 /** Why the obvious next steps are missing, so a person does not hunt for a button that cannot exist. */
@@ -86,6 +107,7 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
   const allowed = allowedActions(record, role);
   const actions = ORDER.filter((action) => allowed.includes(action));
   const why = notOffered(record, role);
+  const primary = primaryAction(record, actions);
   const open = openAction ? drafts[openAction] : undefined;
 
   function start(action: ActionName) {
@@ -118,7 +140,7 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
       </h2>
       <div className={styles.actionRow}>
         <div className={styles.actionButtons}>
-          {actions.map((action, index) => (
+          {actions.map((action) => (
             <button
               key={action}
               type="button"
@@ -126,7 +148,7 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
                 if (node) triggers.current.set(action, node);
                 else triggers.current.delete(action);
               }}
-              className={buttonClass(action, index)}
+              className={buttonClass(action, primary)}
               aria-haspopup="dialog"
               onClick={() => start(action)}
             >

@@ -13,7 +13,7 @@ export interface ActionDraft {
   reason: string;
   checkDone: boolean;
   runMode: "now" | "at";
-  /** `datetime-local` value, the person's local time. */
+  /** `datetime-local` value, read as UTC (run-at.ts), as every time on the page. */
   runAtLocal: string;
   providerRef: string;
   payloadText: string;

@@ -1,6 +1,6 @@
 import { controlRoute } from "@/lib/http/operation-routes";
 import { pauseOperation } from "@/lib/operations/control";
-import { controlSchema } from "@/lib/operations/schema";
+import { pauseSchema } from "@/lib/operations/schema";
 
 /** POST /api/v1/operations/{id}/pause */
-export const POST = controlRoute(controlSchema, (id, body, actor) => pauseOperation(id, body.reason, actor));
+export const POST = controlRoute(pauseSchema, (id, body, actor) => pauseOperation(id, body.reason, actor));

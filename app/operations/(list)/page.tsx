@@ -2,6 +2,8 @@ import { dehydrate, HydrationBoundary, noop, QueryClient } from "@tanstack/react
 import type { Metadata } from "next";
 import Link from "next/link";
 import { AutoReplaySettings } from "@/components/operations/auto-replay-settings";
+import { allowedOperationActions } from "@/components/operations/model";
+import { buttonClassName } from "@/components/ui/button";
 import type { OperationsPage as OperationsListPage } from "@/components/operations/model";
 import { OperationsList } from "@/components/operations/operations-list";
 import styles from "@/components/operations/operations.module.css";
@@ -28,6 +30,11 @@ export default async function OperationsPage() {
     <div className={styles.page}>
       <div className={styles.titleRow}>
         <h1 className={styles.title}>Bulk operations</h1>
+        {allowedOperationActions(user.role).length > 0 ? (
+          <Link className={buttonClassName("primary")} href="/operations/new">
+            New operation
+          </Link>
+        ) : null}
       </div>
       <p className={styles.lead}>
         One action on many records, planned and stoppable: frozen selection, dry run, confirmation, then dispatched at a

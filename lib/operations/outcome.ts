@@ -1,0 +1,43 @@
+// Isomorphic: what became of an operation's records, in the words a person reads (issue 16 part 5).
+// `byState` counts every item state; this folds them into the outcomes that add up to `total`, so
+// an aborted or partly finished operation never reads as "all final" when most were never sent.
+import type { ItemState } from "./types";
+
+export interface OperationOutcome {
+  /** The action took effect: applied, suppressed as a duplicate (the effect already existed), or done. */
+  applied: number;
+  /** Replays that ended held again (routed back for review) or failed. */
+  heldAgain: number;
+  /** Dispatched, then taken back: a replay withdrawn by an abort, or its record cancelled meanwhile. */
+  withdrawn: number;
+  /** Refused when its turn came: the record changed since the freeze. */
+  skipped: number;
+  /** Never dispatched: the operation was aborted first. */
+  neverSent: number;
+  /** Still to happen: pending, or dispatched and waiting for its outcome. */
+  waiting: number;
+}
+
+export const OUTCOME_OF_ITEM_STATE: Record<ItemState, keyof OperationOutcome> = {
+  applied: "applied",
+  "duplicate-suppressed": "applied",
+  done: "applied",
+  "held-again": "heldAgain",
+  failed: "heldAgain",
+  withdrawn: "withdrawn",
+  cancelled: "withdrawn",
+  skipped: "skipped",
+  "not-dispatched": "neverSent",
+  pending: "waiting",
+  dispatched: "waiting",
+};
+
+/** The outcome split of `byState`; the parts add up to the items counted (the operation's `total`). */
+export function operationOutcome(byState: Partial<Record<ItemState, number>>): OperationOutcome {
+  const outcome: OperationOutcome = { applied: 0, heldAgain: 0, withdrawn: 0, skipped: 0, neverSent: 0, waiting: 0 };
+  for (const [state, n] of Object.entries(byState) as [ItemState, number | undefined][]) {
+    const part = OUTCOME_OF_ITEM_STATE[state];
+    if (part && n) outcome[part] += n;
+  }
+  return outcome;
+}
