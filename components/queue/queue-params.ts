@@ -37,6 +37,8 @@ export interface QueueState {
   /** True when `q` has 1 character: the API needs 2, so the search is not applied. */
   qTooShort: boolean;
   grouped: boolean;
+  /** `assignee=me`: only the records assigned to the signed-in person ("Mine", ADR 0028). */
+  mine: boolean;
 }
 
 type Getter = (key: string) => string | null | undefined;
@@ -68,8 +70,18 @@ export function readQueueState(get: Getter): QueueState {
     if (value) filters[key] = value;
   }
   if (qText.length >= 2) filters.q = qText;
+  const mine = get("assignee")?.trim() === "me";
+  if (mine) filters.assignee = "me";
 
-  return { filters, status, category, qText, qTooShort: qText.length === 1, grouped: get("view") === "groups" };
+  return {
+    filters,
+    status,
+    category,
+    qText,
+    qTooShort: qText.length === 1,
+    grouped: get("view") === "groups",
+    mine,
+  };
 }
 
 /** A getter over a Next.js page's `searchParams` object (first value of repeated keys). */

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { createContext, type MouseEvent, type ReactNode, useContext } from "react";
 import { CategoryBadge, StatusBadge } from "@/components/ui/review-badges";
+import { AssigneeBadge } from "./assignee-badge";
 import { ReadyBadge } from "./ready-badge";
 import { type RowSelection, SelectAllCell, SelectRowCell } from "./row-selection";
 import { SkeletonRows } from "@/components/ui/skeleton";
@@ -40,7 +41,8 @@ const columns = helper.columns([
     header: "Category",
     cell: (info) => (
       <>
-        <CategoryBadge category={info.getValue()} /> <ReadyBadge item={info.row.original} />
+        <CategoryBadge category={info.getValue()} /> <ReadyBadge item={info.row.original} />{" "}
+        <AssigneeBadge item={info.row.original} />
       </>
     ),
     meta: { width: 164 },

@@ -42,8 +42,7 @@ async function record() {
 }
 
 type Caller = { token: string } | { cookie: string };
-const auth = (caller: Caller) =>
-  "token" in caller ? { token: caller.token } : { headers: { cookie: caller.cookie } };
+const auth = (caller: Caller) => ("token" in caller ? { token: caller.token } : { headers: { cookie: caller.cookie } });
 
 async function assign(caller: Caller, id: string, assignee: string | null, expectedVersion: number, reason = "yours") {
   return call(act, { ...auth(caller), params: { id }, body: { action: "assign", expectedVersion, reason, assignee } });

@@ -192,7 +192,12 @@ describe("races with a consumer's claim", () => {
         expect(res.status, name).toBe(409);
         expect(res.body.error.code).toBe("replay-claimed");
       }
-      const res = await action("owner", r.id, { action: "reschedule", expectedVersion: 2, reason: "x", runAt: later() });
+      const res = await action("owner", r.id, {
+        action: "reschedule",
+        expectedVersion: 2,
+        reason: "x",
+        runAt: later(),
+      });
       expect(res.body.error.code).toBe("replay-claimed");
     } finally {
       await holder.query("ROLLBACK");

@@ -53,7 +53,10 @@ export async function assign(
     next = await findPerson(tx, assignee, actor);
     // Someone who cannot act on a record cannot look after it; a disabled person cannot sign in.
     if (!can(next.role, "reviews.act")) {
-      throw refuseAssignee("assignee-cannot-act", `${next.email} is ${next.role}: only owners and support act on records`);
+      throw refuseAssignee(
+        "assignee-cannot-act",
+        `${next.email} is ${next.role}: only owners and support act on records`,
+      );
     }
     if (next.banned) throw refuseAssignee("assignee-disabled", `${next.email} is disabled`);
   }

@@ -16,7 +16,8 @@ function assigneeIdOf(assignee: string | undefined, actor: Actor): string | null
   if (assignee === undefined) return undefined;
   if (assignee === "none") return null;
   if (assignee !== "me") return assignee.toLowerCase();
-  if (actor.kind !== "user") throw invalidField("assignee", "me needs a signed-in person; a token names the person by id");
+  if (actor.kind !== "user")
+    throw invalidField("assignee", "me needs a signed-in person; a token names the person by id");
   return actor.id;
 }
 
