@@ -106,9 +106,10 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
 /** The new time in the person's clock, its UTC instant shown as they type, then the reason. */
 function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string) => Promise<unknown> }) {
   const inputId = `${useId()}-run-at`;
-  const [local, setLocal] = useState("");
+  // The clock is read when the time is chosen (render stays pure); the server checks it again.
+  const [{ local, chosenAt }, setChoice] = useState({ local: "", chosenAt: 0 });
   const at = instantOf(local);
-  const future = at !== null && at.getTime() > Date.now();
+  const future = at !== null && at.getTime() > chosenAt;
   return (
     <ReasonForm
       explanation={<p>{EXPLANATIONS.reschedule}</p>}
@@ -120,7 +121,7 @@ function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string
             value={local}
             data-autofocus=""
             aria-describedby={`${inputId}-utc`}
-            onChange={(event) => setLocal(event.target.value)}
+            onChange={(event) => setChoice({ local: event.target.value, chosenAt: Date.now() })}
           />
           <p id={`${inputId}-utc`} className={styles.preview} aria-live="polite">
             {at ? `In UTC: ${formatUtc(at.toISOString())}` : "In UTC: choose a time"}
