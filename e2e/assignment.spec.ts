@@ -1,5 +1,15 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { expect, invoiceReminder, test, uniqueTag } from "./records";
+
+/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
+async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
+  const dialog = page.getByRole("dialog", { name: title });
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await button.click();
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  return dialog;
+}
 
 // Assignment (ADR 0028) in Chromium: assign to me on the record page, find the record under
 // "Mine" in the queue with its assignee badge; assign to another person; unassign.
@@ -39,8 +49,11 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
 
   await page.goto(`/reviews/${id}`);
   await expect(assignment(page)).toContainText("Not assigned.");
-  await assignment(page).getByRole("button", { name: "Assign to me…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Assign to me" });
+  const dialog = await openDialog(
+    page,
+    assignment(page).getByRole("button", { name: "Assign to me…" }),
+    "Assign to me",
+  );
   await dialog.getByLabel("Reason (required)").fill("I know this provider");
   await dialog.getByRole("button", { name: "Assign to me", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Assigned to you." })).toBeVisible();
@@ -49,8 +62,11 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
 
   await page.goto(`/reviews?kind=${encodeURIComponent(kind)}`);
   await expect(page.getByRole("link", { name: other.id })).toBeVisible();
-  await page.getByRole("checkbox", { name: "Mine (assigned to me)" }).check();
-  await expect(page).toHaveURL(/assignee=me/);
+  // Controlled by the URL: the box is checked once the URL says so (retried until hydrated).
+  await expect(async () => {
+    await page.getByRole("checkbox", { name: "Mine (assigned to me)" }).click();
+    await expect(page).toHaveURL(/assignee=me/, { timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: mine.id }) });
   await expect(row).toBeVisible();
   await expect(row.getByTitle(`Assigned to ${me.email}`)).toBeVisible();
@@ -79,8 +95,11 @@ test("an owner assigns to a support person, then unassigns; history says both", 
   await loginAs("owner");
   await page.goto(`/reviews/${id}`);
 
-  await assignment(page).getByRole("button", { name: "Assign to a person…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Assign to a person" });
+  const dialog = await openDialog(
+    page,
+    assignment(page).getByRole("button", { name: "Assign to a person…" }),
+    "Assign to a person",
+  );
   const person = dialog.getByLabel("Person");
   await expect(person.locator("option", { hasText: support.email })).toHaveCount(1);
   await person.selectOption({ label: `${support.email} · support` });
@@ -89,8 +108,7 @@ test("an owner assigns to a support person, then unassigns; history says both", 
   await expect(assignment(page)).toContainText(`Assigned to ${support.email}`);
   expect(await assigneeOf(page, id)).toMatchObject({ email: support.email });
 
-  await assignment(page).getByRole("button", { name: "Unassign…" }).click();
-  const unassign = page.getByRole("dialog", { name: "Unassign" });
+  const unassign = await openDialog(page, assignment(page).getByRole("button", { name: "Unassign…" }), "Unassign");
   await unassign.getByLabel("Reason (required)").fill("handled in the team channel");
   await unassign.getByRole("button", { name: "Unassign", exact: true }).click();
   await expect(assignment(page)).toContainText("Not assigned.");

@@ -1,5 +1,15 @@
-import type { Page } from "@playwright/test";
+import type { Locator, Page } from "@playwright/test";
 import { expect, invoiceReminder, type ReportInput, test, uniqueTag } from "./records";
+
+/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
+async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
+  const dialog = page.getByRole("dialog", { name: title });
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await button.click();
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  return dialog;
+}
 
 // A scheduled replay's controls on the record page (ADR 0028): run now, reschedule with a UTC
 // preview, unschedule back to open. Each scenario schedules its own record's replay an hour
@@ -54,8 +64,7 @@ test("run now: the replay becomes due at once and a consumer claims it", async (
   await loginAs("owner");
   const { id } = await scheduledRecord(page, report);
   await page.goto(`/reviews/${id}`);
-  await controls(page).getByRole("button", { name: "Run now…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Run the replay now" });
+  const dialog = await openDialog(page, controls(page).getByRole("button", { name: "Run now…" }), "Run the replay now");
   await dialog.getByLabel("Reason (required)").fill("the customer is waiting");
   await dialog.getByRole("button", { name: "Run now", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "The replay is due now." })).toBeVisible();
@@ -75,8 +84,11 @@ test("reschedule: the chosen time is previewed in UTC and the replay moves to it
   await loginAs("owner");
   const { id } = await scheduledRecord(page, report);
   await page.goto(`/reviews/${id}`);
-  await controls(page).getByRole("button", { name: "Reschedule…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Reschedule the replay" });
+  const dialog = await openDialog(
+    page,
+    controls(page).getByRole("button", { name: "Reschedule…" }),
+    "Reschedule the replay",
+  );
   // Two hours ahead on the minute, in the local clock the browser shares with this process.
   const at = new Date(Date.now() + 2 * 3_600_000);
   at.setSeconds(0, 0);
@@ -101,8 +113,11 @@ test("unschedule: the replay is withdrawn, the record is open again and the cont
   await loginAs("owner");
   const { id } = await scheduledRecord(page, report);
   await page.goto(`/reviews/${id}`);
-  await controls(page).getByRole("button", { name: "Unschedule…" }).click();
-  const dialog = page.getByRole("dialog", { name: "Unschedule the replay" });
+  const dialog = await openDialog(
+    page,
+    controls(page).getByRole("button", { name: "Unschedule…" }),
+    "Unschedule the replay",
+  );
   await dialog.getByLabel("Reason (required)").fill("wait for the owner of the account");
   await dialog.getByRole("button", { name: "Unschedule", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Unscheduled: the record is open again." })).toBeVisible();
