@@ -123,7 +123,9 @@ test("unschedule: the replay is withdrawn, the record is open again and the cont
   await expect(page.getByRole("status").filter({ hasText: "Unscheduled: the record is open again." })).toBeVisible();
   await expect(controls(page)).toHaveCount(0);
   // The action panel offers the replay again.
-  await expect(page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Replay" })).toBeVisible();
+  await expect(
+    page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Replay", exact: true }),
+  ).toBeVisible();
   const record = await readRecord(page, id);
   expect(record.status).toBe("open");
   expect(record.replays[0]!.state).toBe("cancelled");
