@@ -4,6 +4,7 @@ import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { type ParamPatch, useAppliedDraft } from "@/components/ui/use-url-params";
+import { MineToggle } from "./mine-toggle";
 import { CATEGORIES, ERROR_CLASS_NONE, STATUSES } from "./model";
 import { ALL_STATUSES, DEFAULT_STATUS, type QueueState, TEXT_FILTERS, type TextFilter } from "./queue-params";
 import styles from "./queue.module.css";
@@ -58,7 +59,7 @@ export function QueueFilters({
     setParams(patch);
   };
   const clear = () => {
-    const patch: ParamPatch = { status: null, category: null, q: null };
+    const patch: ParamPatch = { status: null, category: null, q: null, assignee: null };
     for (const key of TEXT_FILTERS) patch[key] = null;
     setDraft(draftOf({ ...state, filters: {}, qText: "" }));
     setParams(patch);
@@ -143,6 +144,7 @@ export function QueueFilters({
           </Select>
         )}
       </Field>
+      <MineToggle mine={state.mine} setParams={setParams} />
       <div className={styles.filterRest}>{TEXT_FILTERS.map(text)}</div>
       {/* Last in the tab order (after every field), shown top right by the grid. */}
       <div className={styles.filterActions}>

@@ -39,6 +39,8 @@ export interface QueueState {
   grouped: boolean;
   /** The list's order (`sort=`), or undefined for the default: newest first by arrival. */
   sort?: ListSort;
+  /** `assignee=me`: only the records assigned to the signed-in person ("Mine", ADR 0028). */
+  mine: boolean;
 }
 
 type Getter = (key: string) => string | null | undefined;
@@ -70,6 +72,8 @@ export function readQueueState(get: Getter): QueueState {
     if (value) filters[key] = value;
   }
   if (qText.length >= 2) filters.q = qText;
+  const mine = get("assignee")?.trim() === "me";
+  if (mine) filters.assignee = "me";
 
   // An unknown order is dropped, as an unknown status is: the URL is the user's, not the API's.
   const rawSort = get("sort")?.trim();
@@ -83,6 +87,7 @@ export function readQueueState(get: Getter): QueueState {
     qTooShort: qText.length === 1,
     grouped: get("view") === "groups",
     ...(sort ? { sort } : {}),
+    mine,
   };
 }
 

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { createContext, type MouseEvent, type ReactNode, useContext, useRef, useState } from "react";
 import { CategoryBadge, StatusBadge } from "@/components/ui/review-badges";
+import { AssigneeBadge } from "./assignee-badge";
 import { ReadyBadge } from "./ready-badge";
 import { type RowSelection, SelectAllCell, SelectRowCell } from "./row-selection";
 import { SkeletonRows } from "@/components/ui/skeleton";
@@ -58,7 +59,7 @@ function TwoLines({ first, second }: { first: ReactNode; second: ReactNode }) {
 function CauseCell({ item }: { item: QueueItem }) {
   const badges = (
     <>
-      <CategoryBadge category={item.category} /> <ReadyBadge item={item} />
+      <CategoryBadge category={item.category} /> <ReadyBadge item={item} /> <AssigneeBadge item={item} />
     </>
   );
   if (item.reason === item.category) return <span className={styles.twoLines}>{badges}</span>;

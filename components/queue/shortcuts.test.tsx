@@ -43,6 +43,7 @@ function item(i: number, extra: Partial<QueueItem> = {}): QueueItem {
     errorClass: "ETIMEDOUT",
     lastError: "ETIMEDOUT after 30000 ms",
     ready: false,
+    assignee: null,
     ...extra,
   };
 }

@@ -3,6 +3,7 @@
 import type { Role } from "@/lib/auth/roles";
 import { Topline } from "@/components/ui/topline";
 import { ActionPanel } from "./actions/action-panel";
+import { Assignment } from "./assignment";
 import { Time } from "./badges";
 import { HistoryTimeline } from "./history-timeline";
 import { JournalSection } from "./journal-section";
@@ -10,6 +11,7 @@ import { MessageSection } from "./message-section";
 import styles from "./record.module.css";
 import { RecordHeader } from "./record-header";
 import { ReplaysSection } from "./replays-section";
+import { ScheduledReplayControls } from "./scheduled-replay-controls";
 import { RevisionsSection } from "./revisions-section";
 import { SequenceView } from "./sequence-view";
 import { SourceSection } from "./source-section";
@@ -41,7 +43,7 @@ function RefreshStatus({ updatedAt, fetching, error }: { updatedAt: number; fetc
   );
 }
 
-export function RecordView({ id, role }: { id: string; role: Role }) {
+export function RecordView({ id, role, userId }: { id: string; role: Role; userId?: string }) {
   const query = useRecord(id);
   const record = query.data;
 
@@ -67,6 +69,8 @@ export function RecordView({ id, role }: { id: string; role: Role }) {
       </Topline>
       <RecordHeader record={record} />
       <ActionPanel record={record} role={role} />
+      <ScheduledReplayControls record={record} role={role} />
+      <Assignment record={record} role={role} userId={userId} />
       <div className={styles.columns}>
         <div className={styles.mainColumn}>
           <MessageSection messageText={record.messageText} />

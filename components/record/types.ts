@@ -1,5 +1,5 @@
 import type { RecordOperationRef } from "@/lib/operations/types";
-import type { ReviewListItem } from "@/lib/reviews/list";
+import type { AssigneeRef, ReviewListItem } from "@/lib/reviews/list";
 
 // The answer of GET /api/v1/reviews/{id} as the console reads it. JSON columns stay `unknown`
 // and are narrowed where they are shown: a message may be anything a producer sent.
@@ -64,7 +64,9 @@ export interface HeldRecord {
 }
 
 /** The list's item (`ready` optional here: older servers omit it) and what only the detail has. */
-export interface ReviewDetail extends Omit<ReviewListItem, "ready"> {
+export interface ReviewDetail extends Omit<ReviewListItem, "ready" | "assignee"> {
+  /** Who the record is assigned to (ADR 0028); optional here like `ready`: older servers omit it. */
+  assignee?: AssigneeRef | null;
   reportCount: number;
   lastError: string | null;
   payloadSchema: string | null;

@@ -12,6 +12,8 @@ export const PERMISSIONS = {
   "reviews.resolve": ["owner"],
   /** confirm-applied, confirm-not-applied: asking the provider is support's job (owners may too). */
   "reviews.confirm": ["support", "owner"],
+  /** Assigning a record to a person who acts on records, or unassigning it (ADR 0028). */
+  "reviews.assign": ["owner", "support"],
   "replays.claim": ["consumer"],
   /** Bulk operations (docs/operations.md): reading them; acting needs the action's own permission. */
   "operations.read": ["owner", "support", "auditor", "admin"],

@@ -16,7 +16,7 @@ import { overviewQuerySchema } from "@/lib/overview/overview";
 import { claimSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
-import { batchSchema, listQuerySchema, reportSchema } from "@/lib/reviews/schema";
+import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
 import { inviteSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
@@ -91,7 +91,7 @@ const REVIEWS: ApiOperation[] = [
       "Newest first unless `sort` names another order (ties by id); keyset pagination (`nextCursor`, bound to its order); filters combine (AND).",
     tag: "Review records",
     access: { kind: "permission", permission: "reviews.read" },
-    query: listQuerySchema,
+    query: reviewListQuerySchema,
     answers: ok("A page of records.", body.reviewListSchema),
   },
   {
@@ -165,12 +165,12 @@ const REVIEWS: ApiOperation[] = [
     operationId: "actOnReview",
     summary: "Act on a record",
     description:
-      "replay, correct-and-replay, cancel, confirm-applied, confirm-not-applied, skip-gap or note; which fits which record is the action matrix of docs/contract.md.",
+      "replay, correct-and-replay, cancel, confirm-applied, confirm-not-applied, skip-gap or note; which fits which record is the action matrix of docs/contract.md. Also run-now, reschedule (`runAt`) and unschedule of a scheduled replay, and assign (`assignee`; null unassigns): docs/decisions/0028-assignment-and-scheduled-replays.md.",
     tag: "Review records",
     access: {
       kind: "permission",
       permission: "reviews.act",
-      also: "Each action needs its own too: replay, correct-and-replay, cancel and skip-gap `reviews.resolve` (owner); confirm-applied and confirm-not-applied `reviews.confirm` (support, owner); note `reviews.note`.",
+      also: "Each action needs its own too: replay, correct-and-replay, cancel, skip-gap, run-now, reschedule and unschedule `reviews.resolve` (owner); confirm-applied and confirm-not-applied `reviews.confirm` (support, owner); note `reviews.note`; assign `reviews.assign` (owner, support).",
     },
     params: recordId,
     body: actionRequestSchema,
@@ -182,7 +182,9 @@ const REVIEWS: ApiOperation[] = [
           "`expectedVersion` is stale or the action does not fit the record's state; `record` is the record as it is now.",
         content: json(body.actionConflictSchema),
       },
-      422: error("A corrected payload fails the kind's schema, or the envelope changes a field it may only add."),
+      422: error(
+        "A corrected payload fails the kind's schema, or the envelope changes a field it may only add; or `assignee` names nobody, a person who cannot act on records, or a disabled person.",
+      ),
     },
   },
   {
@@ -196,6 +198,16 @@ const REVIEWS: ApiOperation[] = [
     access: { kind: "permission", permission: "reviews.read" },
     query: overviewQuerySchema,
     answers: ok("The overview of the window.", body.overviewSchema),
+  },
+  {
+    method: "GET",
+    route: "/api/v1/assignees",
+    operationId: "listAssignees",
+    summary: "People a record can be assigned to",
+    description: "Owners and support who are not disabled, by email: the choices of the `assign` action.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.assign" },
+    answers: ok("The people.", body.assigneeListSchema),
   },
 ];
 

@@ -8,6 +8,7 @@ import type { GroupEstimate, ReviewGroup } from "@/lib/reviews/groups";
 import type { ReviewQueueItem } from "@/lib/reviews/list";
 import type { ReviewStats } from "@/lib/reviews/stats";
 import type { TokenView } from "@/lib/tokens/token-view";
+import type { AssigneeOption } from "@/lib/users/assignees";
 import type { PersonView } from "@/lib/users/person-view";
 import type * as body from "./responses";
 
@@ -37,4 +38,5 @@ export type ResponseTypesAgree = [
   Holds<Accepts<typeof body.personSchema, PersonView>>,
   Holds<Accepts<typeof body.tokenSchema, TokenView>>,
   Holds<Accepts<typeof body.overviewSchema, Overview>>,
+  Holds<Accepts<typeof body.assigneeListSchema, { people: AssigneeOption[] }>>,
 ];

@@ -41,6 +41,10 @@ export const errorBodySchema = z
 
 const reviewStatus = z.enum(REVIEW_STATUSES);
 
+const assigneeSchema = z
+  .object({ id: uuid, name: z.string(), email: z.string() })
+  .meta({ id: "Assignee", description: "A person a record is assigned to." });
+
 export const reviewListItemSchema = z
   .object({
     id: uuid,
@@ -60,8 +64,13 @@ export const reviewListItemSchema = z
     ready: z.boolean().meta({ description: "A held sequence-gap record whose predecessors have been applied." }),
     errorClass: z.string().nullable().meta({ description: "The leading token of `lastError`, or null." }),
     lastError: z.string().nullable().meta({ description: "The start (300 characters) of the last error reported." }),
+    assignee: assigneeSchema.nullable().meta({ description: "Who the record is assigned to, or null." }),
   })
   .meta({ id: "ReviewListItem" });
+
+export const assigneeListSchema = z.object({
+  people: z.array(assigneeSchema.extend({ role: z.enum(["owner", "support"]) })),
+});
 
 export const reviewListSchema = z.object({
   items: z.array(reviewListItemSchema),

@@ -16,16 +16,28 @@ export const ACTION_NAMES = [
 ] as const;
 export type ActionName = (typeof ACTION_NAMES)[number];
 
+/**
+ * Actions that steer a record without resolving it (ADR 0028): its scheduled replay (run it now,
+ * move it, withdraw it) and who it is assigned to. They go through the same endpoint, version
+ * check, history and decision log as the actions above; the record page offers them in their own
+ * controls, not in the action panel.
+ */
+export const CONTROL_NAMES = ["run-now", "reschedule", "unschedule", "assign"] as const;
+export type ControlName = (typeof CONTROL_NAMES)[number];
+export type AnyActionName = ActionName | ControlName;
+
 type Category = "manual-review" | "sequence-gap" | "effect-result-unknown";
 
 interface ActionRule {
   categories: readonly Category[];
   statuses: readonly ReviewStatus[] | "any";
-  permission: "reviews.note" | "reviews.resolve" | "reviews.confirm";
+  permission: "reviews.note" | "reviews.resolve" | "reviews.confirm" | "reviews.assign";
   label: string;
 }
 
-export const ACTION_RULES: Record<ActionName, ActionRule> = {
+const ALL_CATEGORIES: readonly Category[] = ["manual-review", "sequence-gap", "effect-result-unknown"];
+
+export const ACTION_RULES: Record<AnyActionName, ActionRule> = {
   note: {
     categories: ["manual-review", "sequence-gap", "effect-result-unknown"],
     statuses: "any",
@@ -70,13 +82,39 @@ export const ACTION_RULES: Record<ActionName, ActionRule> = {
     permission: "reviews.resolve",
     label: "Skip the gap",
   },
+  // The scheduled replay's controls: only while no consumer has claimed it (then it is replaying).
+  "run-now": {
+    categories: ALL_CATEGORIES,
+    statuses: ["replay-scheduled"],
+    permission: "reviews.resolve",
+    label: "Run now",
+  },
+  reschedule: {
+    categories: ALL_CATEGORIES,
+    statuses: ["replay-scheduled"],
+    permission: "reviews.resolve",
+    label: "Reschedule",
+  },
+  unschedule: {
+    categories: ALL_CATEGORIES,
+    statuses: ["replay-scheduled"],
+    permission: "reviews.resolve",
+    label: "Unschedule",
+  },
+  // Who looks after a record while it is active; a finished record keeps its last assignee.
+  assign: {
+    categories: ALL_CATEGORIES,
+    statuses: ["open", "replay-scheduled", "replaying"],
+    permission: "reviews.assign",
+    label: "Assign",
+  },
 };
 
 export type ActionRefusal = "role" | "category" | "status";
 
 /** Why `role` may not take `action` on a record in this state, or null when it may. */
 export function actionRefusal(
-  action: ActionName,
+  action: AnyActionName,
   record: { category: string; status: ReviewStatus },
   role: Role,
 ): ActionRefusal | null {
@@ -91,10 +129,27 @@ export function allowedActions(record: { category: string; status: ReviewStatus 
   return ACTION_NAMES.filter((action) => actionRefusal(action, record, role) === null);
 }
 
-/** Every action but a note resolves something: the person must confirm the required check. */
-export function needsCheckConfirmation(action: ActionName): boolean {
-  return action !== "note";
+/**
+ * Every action of ACTION_NAMES but a note resolves something: the person must confirm the
+ * required check. The controls (CONTROL_NAMES) resolve nothing: the check was confirmed when the
+ * replay was scheduled, and an assignment decides nothing about the effect.
+ */
+export function needsCheckConfirmation(action: AnyActionName): boolean {
+  return action !== "note" && (ACTION_NAMES as readonly string[]).includes(action);
 }
+
+/** Who a record is assigned to: a person's id or email, `me`, or null to unassign. */
+export const assigneeSchema = z
+  .string()
+  .trim()
+  .min(1, "must not be empty (null unassigns)")
+  .max(320)
+  .refine((s) => !s.includes("\u0000"), "must not contain NUL characters")
+  .nullable()
+  .meta({
+    description:
+      "For `assign`: the person's id or email, `me` (the signed-in person), or null to unassign. The person must be an owner or support and not disabled.",
+  });
 
 /** Why a person decided: every action, and every bulk operation and its controls, need one. */
 export const reasonSchema = z
@@ -117,7 +172,7 @@ export const runAtSchema = z.iso.datetime({ offset: true }).refine((s) => {
 /** The body of POST /api/v1/reviews/{id}/actions. */
 export const actionRequestSchema = z
   .object({
-    action: z.enum(ACTION_NAMES),
+    action: z.enum([...ACTION_NAMES, ...CONTROL_NAMES]),
     expectedVersion: z.int().min(1),
     reason: reasonSchema,
     checkDone: z.boolean().optional(),
@@ -125,6 +180,7 @@ export const actionRequestSchema = z
     envelope: z.record(z.string(), z.unknown()).optional(),
     runAt: runAtSchema.optional(),
     providerRef: z.string().trim().min(1).max(500).optional(),
+    assignee: assigneeSchema.optional(),
   })
   .superRefine((body, ctx) => {
     if (needsCheckConfirmation(body.action) && body.checkDone !== true) {
@@ -139,6 +195,22 @@ export const actionRequestSchema = z
     }
     if (body.action === "confirm-applied" && !body.providerRef) {
       ctx.addIssue({ code: "custom", path: ["providerRef"], message: "the provider's reference is required" });
+    }
+    if (body.action === "reschedule") {
+      if (!body.runAt) ctx.addIssue({ code: "custom", path: ["runAt"], message: "the new time is required" });
+      else if (Date.parse(body.runAt) <= Date.now()) {
+        ctx.addIssue({ code: "custom", path: ["runAt"], message: "must be in the future (use run-now for now)" });
+      }
+    }
+    if ((body.action === "run-now" || body.action === "unschedule") && body.runAt) {
+      ctx.addIssue({ code: "custom", path: ["runAt"], message: `${body.action} takes no runAt` });
+    }
+    if (body.action === "assign" && body.assignee === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["assignee"],
+        message: "the person to assign (id, email or me) is required; null unassigns",
+      });
     }
   })
   .meta({ id: "ActionRequest", description: "One action on a record; which fits which record is the action matrix." });

@@ -26,6 +26,7 @@ export async function getReview(id: string) {
       revisions: { orderBy: { number: "asc" } },
       history: { orderBy: { id: "asc" } },
       replays: { orderBy: { createdAt: "asc" } },
+      assignee: { select: { id: true, name: true, email: true } },
     },
   });
   if (!record) return null;
@@ -62,6 +63,7 @@ export async function getReview(id: string) {
     firstSeenAt: record.firstSeenAt.toISOString(),
     lastSeenAt: record.lastSeenAt.toISOString(),
     ready,
+    assignee: record.assignee,
   };
   return {
     ...item,

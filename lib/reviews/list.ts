@@ -5,6 +5,13 @@ import { reviewCursor } from "@/lib/http/seq-cursor";
 import { invalidField } from "@/lib/domain/refusal";
 import type { ListQuery, ListSort, ListSortField, ReviewStatus } from "./schema";
 
+/** A person a record is assigned to (ADR 0028): an id, and a name and an email to show. */
+export interface AssigneeRef {
+  id: string;
+  name: string;
+  email: string;
+}
+
 export interface ReviewListItem {
   id: string;
   status: ReviewStatus;
@@ -26,6 +33,8 @@ export interface ReviewListItem {
    * (docs/operations.md, "Gap release"). A replay would now go through.
    */
   ready: boolean;
+  /** Who the record is assigned to, or null. */
+  assignee: AssigneeRef | null;
 }
 
 /** A list item as the list serves it: the fields of docs/api.md plus the last error and its class. */
@@ -36,10 +45,13 @@ export interface ReviewQueueItem extends ReviewListItem {
 }
 
 /** A row as the query reads it: the item with the database's types (bigint, Date) and its `seq`. */
-type ListRow = Omit<ReviewQueueItem, "sequence" | "firstSeenAt" | "lastSeenAt"> & {
+type ListRow = Omit<ReviewQueueItem, "sequence" | "firstSeenAt" | "lastSeenAt" | "assignee"> & {
   seq: bigint;
   /** The sort column's value as a sorted order's cursor holds it; null in the default order. */
   sortKey: string | null;
+  assigneeId: string | null;
+  assigneeName: string | null;
+  assigneeEmail: string | null;
   sequence: bigint | null;
   firstSeenAt: Date;
   lastSeenAt: Date;
@@ -151,7 +163,9 @@ function validTimestamp(key: string): boolean {
  * deep in the list costs what the first does, because each page starts from an index position
  * instead of counting past earlier rows.
  */
-export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
+export async function listReviews(
+  query: ListQuery & AssigneeFilter,
+): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const order = query.sort ? sortedOrder(query.sort, query.cursor) : seqOrder(query.cursor);
   // q's mode first (a B-tree lookup), so the page's query holds only that mode's condition.
@@ -168,15 +182,17 @@ export async function listReviews(query: ListQuery): Promise<{ items: ReviewQueu
       COALESCE(page.status = 'open' AND page.category = 'sequence-gap' AND page.reason = 'sequence-gap'
         AND page.sequence IS NOT NULL
         AND key_state.last_sequence >= page.sequence - 1, false) AS ready,
-      page.sort_key AS "sortKey"
+      page.sort_key AS "sortKey",
+      page.assignee_id::text AS "assigneeId", assignee.name AS "assigneeName", assignee.email AS "assigneeEmail"
     FROM (SELECT seq, id, status, category, reason, kind, message_id, effect_key, sequence_key, sequence, attempts,
-                 required_check, version, first_seen_at, last_seen_at, error_class, last_error,
+                 required_check, version, first_seen_at, last_seen_at, error_class, last_error, assignee_id,
                  ${order.key} AS sort_key
             FROM review_records r
-           WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${order.after}
+           WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${assigneeCondition(query)} ${order.after}
            ORDER BY ${order.inner}
            LIMIT ${limit + 1}) page
     LEFT JOIN sequence_state key_state ON key_state.sequence_key = page.sequence_key
+    LEFT JOIN users assignee ON assignee.id = page.assignee_id
     ORDER BY ${order.outer}`;
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
@@ -208,5 +224,22 @@ function toListItem(row: ListRow): ReviewQueueItem {
     errorClass: row.errorClass,
     lastError: row.lastError,
     ready: row.ready,
+    assignee: row.assigneeId
+      ? { id: row.assigneeId, name: row.assigneeName ?? "", email: row.assigneeEmail ?? "" }
+      : null,
   };
+}
+
+/**
+ * The list's `assignee` filter, resolved by the route (`me` is the caller): a person's id, or
+ * null for unassigned records. Only the list takes it; a bulk operation's filter does not.
+ */
+export interface AssigneeFilter {
+  assigneeId?: string | null;
+}
+
+function assigneeCondition(filter: AssigneeFilter): Prisma.Sql {
+  if (filter.assigneeId === undefined) return Prisma.empty;
+  if (filter.assigneeId === null) return Prisma.sql`AND r.assignee_id IS NULL`;
+  return Prisma.sql`AND r.assignee_id = ${filter.assigneeId}::uuid`;
 }

@@ -149,3 +149,20 @@ export const listQuerySchema = z.object({
     .meta({ description: "Page size, 1 to 500 (default 50)." }),
 });
 export type ListQuery = z.infer<typeof listQuerySchema>;
+
+const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * GET /api/v1/reviews only: the list's filters plus `assignee` (ADR 0028). Not part of
+ * listQuerySchema, which bulk operations and the grouped view share: `me` means the caller, so a
+ * stored selection could not say whom it meant.
+ */
+export const reviewListQuerySchema = listQuerySchema.extend({
+  assignee: z
+    .string()
+    .trim()
+    .refine((s) => s === "me" || s === "none" || UUID_SHAPE.test(s), "must be me, none or a person's id")
+    .optional()
+    .meta({ description: "`me`: assigned to the signed-in person; `none`: unassigned; or a person's id." }),
+});
+export type ReviewListQuery = z.infer<typeof reviewListQuerySchema>;

@@ -7,7 +7,7 @@ import { fromPageParams, readQueueState } from "@/components/queue/queue-params"
 import { ReviewQueue } from "@/components/queue/review-queue";
 import { requireUser } from "@/lib/auth/session";
 import { listReviews } from "@/lib/reviews/list";
-import { listQuerySchema } from "@/lib/reviews/schema";
+import { reviewListQuerySchema } from "@/lib/reviews/schema";
 
 export const metadata: Metadata = { title: "Queue · Review Console" };
 
@@ -33,13 +33,19 @@ export default async function ReviewsPage({
   const state = readQueueState(fromPageParams(await searchParams));
   const queryClient = new QueryClient();
   if (!state.grouped) {
-    const query = listQuerySchema.safeParse({ ...state.filters, sort: state.sort, limit: String(QUEUE_PAGE_SIZE) });
+    const query = reviewListQuerySchema.safeParse({
+      ...state.filters,
+      sort: state.sort,
+      limit: String(QUEUE_PAGE_SIZE),
+    });
     // Filters the API would refuse are left to the browser, which shows the API's message.
     if (query.success) {
       await queryClient
         .infiniteQuery({
           ...queueListOptions(state.filters, state.sort),
-          queryFn: (): Promise<QueuePage> => listReviews(query.data),
+          // `assignee=me` ("Mine") is the signed-in person, as the API resolves it.
+          queryFn: (): Promise<QueuePage> =>
+            listReviews({ ...query.data, assigneeId: state.mine ? user.id : undefined }),
         })
         .catch(noop);
     }

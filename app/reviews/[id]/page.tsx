@@ -36,7 +36,7 @@ export default async function ReviewRecordPage({ params }: Props) {
   return (
     <AppShell user={user} current="reviews">
       <HydrationBoundary state={dehydrate(queryClient)}>
-        <RecordView id={id} role={user.role} />
+        <RecordView id={id} role={user.role} userId={user.id} />
       </HydrationBoundary>
     </AppShell>
   );

@@ -7,7 +7,9 @@ import { type ActionRequest, actionRefusal } from "../action-rules";
 import { dbStatus } from "../detail";
 import type { ReviewStatus } from "../schema";
 import { markOperationItems } from "@/lib/operations/items-state";
+import { assign } from "./assign";
 import { correctedEnvelope } from "./corrected-envelope";
+import { reschedule, runNow, unschedule } from "./scheduled-replay";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -22,6 +24,7 @@ export interface LockedRecord {
   sequence: string | null;
   messageId: string | null;
   kind: string | null;
+  assigneeId: string | null;
 }
 
 /**
@@ -75,7 +78,7 @@ export async function performActionInTx(
   const rows = await tx.$queryRaw<LockedRecord[]>`
     SELECT id::text AS id, status::text AS status, category::text AS category, version, message,
            effect_key AS "effectKey", sequence_key AS "sequenceKey", sequence::text AS sequence,
-           message_id AS "messageId", kind
+           message_id AS "messageId", kind, assignee_id::text AS "assigneeId"
       FROM review_records WHERE id = ${recordId}::uuid FOR UPDATE`;
   const record = rows[0];
   if (!record) throw notFound(`no review record ${recordId}`);
@@ -199,6 +202,14 @@ async function apply(
     }
     case "skip-gap":
       return skipGap(tx, record, actor);
+    case "run-now":
+      return runNow(tx, record);
+    case "reschedule":
+      return reschedule(tx, record, request.runAt!);
+    case "unschedule":
+      return unschedule(tx, record);
+    case "assign":
+      return assign(tx, record, request.assignee ?? null, actor);
   }
 }
 

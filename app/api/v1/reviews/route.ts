@@ -1,12 +1,24 @@
+import type { Actor } from "@/lib/auth/actor";
+import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { reportReview } from "@/lib/reviews/intake-routes";
 import { listReviews } from "@/lib/reviews/list";
-import { listQuerySchema } from "@/lib/reviews/schema";
+import { reviewListQuerySchema } from "@/lib/reviews/schema";
 
-export const GET = apiRoute("reviews.read", async ({ request }) => {
-  const query = parseQuery(request, listQuerySchema);
-  return Response.json(await listReviews(query));
+export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
+  const { assignee, ...query } = parseQuery(request, reviewListQuerySchema);
+  return Response.json(await listReviews({ ...query, assigneeId: assigneeIdOf(assignee, actor) }));
 });
+
+/** `assignee=me|none|<id>` as the list filters: `me` is the caller, who must be a person. */
+function assigneeIdOf(assignee: string | undefined, actor: Actor): string | null | undefined {
+  if (assignee === undefined) return undefined;
+  if (assignee === "none") return null;
+  if (assignee !== "me") return assignee.toLowerCase();
+  if (actor.kind !== "user")
+    throw invalidField("assignee", "me needs a signed-in person; a token names the person by id");
+  return actor.id;
+}
 
 // The handler lives in lib/reviews/intake-routes.ts: the console's own server answers bearer
 // requests with it directly (lib/net/intake-fast-path.ts), so both ways in share one definition.

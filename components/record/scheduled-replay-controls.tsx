@@ -1,0 +1,137 @@
+"use client";
+
+import { useId, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { Field, Input } from "@/components/ui/field";
+import { ModalDialog } from "@/components/ui/modal-dialog";
+import { ReasonForm } from "@/components/ui/reason-form";
+import { Section } from "@/components/ui/section";
+import { StatusLine } from "@/components/ui/states";
+import { useChangeDialog } from "@/components/ui/use-change-dialog";
+import type { Role } from "@/lib/auth/roles";
+import { actionRefusal } from "@/lib/reviews/action-rules";
+import { Time } from "./badges";
+import { formatUtc } from "@/components/ui/time";
+import styles from "./controls.module.css";
+import type { ReviewDetail } from "./types";
+import { useRecordAction } from "./use-record";
+
+type Control = "run-now" | "reschedule" | "unschedule";
+
+const TITLES: Record<Control, string> = {
+  "run-now": "Run the replay now",
+  reschedule: "Reschedule the replay",
+  unschedule: "Unschedule the replay",
+};
+
+const EXPLANATIONS: Record<Control, string> = {
+  "run-now":
+    "The replay becomes due now: the next consumer that claims replays takes it (after any earlier replay of its sequence key).",
+  reschedule: "The replay stays scheduled and becomes due at the new time.",
+  unschedule:
+    "The replay is withdrawn and the record goes back to open. Nothing else is undone: a correction stays, a skipped range stays skipped, a journal entry cleared by the provider's answer stays cleared.",
+};
+
+/** A `datetime-local` value (the person's own clock) as the instant it names, or null. */
+function instantOf(local: string): Date | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(local)) return null;
+  const date = new Date(local);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/**
+ * Run now, reschedule, unschedule (ADR 0028): for an owner, while the record's replay is
+ * scheduled and no consumer has claimed it. Each needs a reason; the server refuses (409) when a
+ * consumer claims it meanwhile, or when a bulk operation owns it.
+ */
+export function ScheduledReplayControls({ record, role }: { record: ReviewDetail; role: Role }) {
+  const { dialog, status, statusRef, open, close, done } = useChangeDialog<Control>();
+  const mutation = useRecordAction(record.id);
+  const replay = record.replays.find((r) => r.state === "scheduled");
+  if (record.status !== "replay-scheduled" || actionRefusal("run-now", record, role) !== null) {
+    // Keep the report of a control just used (unschedule leaves the record open).
+    return status ? <StatusLine ref={statusRef}>{status}</StatusLine> : null;
+  }
+
+  const send = (action: Control, reason: string, runAt?: string) =>
+    mutation.mutateAsync({ action, expectedVersion: record.version, reason, ...(runAt ? { runAt } : {}) });
+
+  return (
+    <Section title="Scheduled replay">
+      <div className={styles.controls}>
+        <p className={styles.current}>
+          {replay ? (
+            <>
+              Due <Time iso={replay.runAt} />
+            </>
+          ) : (
+            "A replay is scheduled."
+          )}
+        </p>
+        <Button size="sm" variant="primary" aria-haspopup="dialog" onClick={() => open("run-now")}>
+          Run now…
+        </Button>
+        <Button size="sm" aria-haspopup="dialog" onClick={() => open("reschedule")}>
+          Reschedule…
+        </Button>
+        <Button size="sm" aria-haspopup="dialog" onClick={() => open("unschedule")}>
+          Unschedule…
+        </Button>
+      </div>
+      <StatusLine ref={statusRef}>{status}</StatusLine>
+      <ModalDialog open={dialog !== null} title={dialog ? TITLES[dialog] : ""} onClose={close}>
+        {dialog === "reschedule" ? (
+          <RescheduleForm
+            onSubmit={(runAt, reason) =>
+              send("reschedule", reason, runAt).then(() => done(`Rescheduled: due ${formatUtc(runAt)}.`))
+            }
+          />
+        ) : dialog ? (
+          <ReasonForm
+            explanation={<p>{EXPLANATIONS[dialog]}</p>}
+            submitLabel={dialog === "run-now" ? "Run now" : "Unschedule"}
+            danger={dialog === "unschedule"}
+            onSubmit={(reason) =>
+              send(dialog, reason).then(() =>
+                done(dialog === "run-now" ? "The replay is due now." : "Unscheduled: the record is open again."),
+              )
+            }
+          />
+        ) : null}
+      </ModalDialog>
+    </Section>
+  );
+}
+
+/** The new time in the person's clock, its UTC instant shown as they type, then the reason. */
+function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string) => Promise<unknown> }) {
+  const inputId = `${useId()}-run-at`;
+  // The clock is read when the time is chosen (render stays pure); the server checks it again.
+  const [{ local, chosenAt }, setChoice] = useState({ local: "", chosenAt: 0 });
+  const at = instantOf(local);
+  const future = at !== null && at.getTime() > chosenAt;
+  return (
+    <ReasonForm
+      explanation={<p>{EXPLANATIONS.reschedule}</p>}
+      fields={
+        <Field label="New time (your clock)" htmlFor={inputId}>
+          <Input
+            id={inputId}
+            type="datetime-local"
+            value={local}
+            data-autofocus=""
+            aria-describedby={`${inputId}-utc`}
+            onChange={(event) => setChoice({ local: event.target.value, chosenAt: Date.now() })}
+          />
+          <p id={`${inputId}-utc`} className={styles.preview} aria-live="polite">
+            {at ? `In UTC: ${formatUtc(at.toISOString())}` : "In UTC: choose a time"}
+            {at && !future ? " (in the past: choose a later time)" : null}
+          </p>
+        </Field>
+      }
+      required={[{ id: inputId, filled: future, message: "Choose a time in the future." }]}
+      submitLabel="Reschedule"
+      onSubmit={(reason) => onSubmit(at!.toISOString(), reason)}
+    />
+  );
+}

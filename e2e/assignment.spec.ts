@@ -1,0 +1,120 @@
+import type { Locator, Page } from "@playwright/test";
+import { expect, invoiceReminder, test, uniqueTag } from "./records";
+
+/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
+async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
+  const dialog = page.getByRole("dialog", { name: title });
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await button.click();
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  return dialog;
+}
+
+// Assignment (ADR 0028) in Chromium: assign to me on the record page, find the record under
+// "Mine" in the queue with its assignee badge; assign to another person; unassign.
+
+function assignment(page: Page) {
+  return page.getByRole("region", { name: "Assignment" });
+}
+
+async function assigneeOf(page: Page, id: string): Promise<{ email: string } | null> {
+  const response = await page.request.get(`/api/v1/reviews/${id}`);
+  expect(response.status(), await response.text()).toBe(200);
+  return ((await response.json()) as { assignee: { email: string } | null }).assignee;
+}
+
+test("assign to me, then the Mine filter shows the record with its badge, and only mine", async ({
+  page,
+  loginAs,
+  report,
+}) => {
+  const tag = uniqueTag();
+  const kind = `assign.e2e.${tag}`;
+  const mine = invoiceReminder(`${tag}-mine`, { sequence: 1 });
+  const other = invoiceReminder(`${tag}-other`, { sequence: 1 });
+  const id = await report({
+    category: "manual-review",
+    reason: "invalid-payload",
+    requiredCheck: "look",
+    message: { ...mine, kind },
+  });
+  await report({
+    category: "manual-review",
+    reason: "invalid-payload",
+    requiredCheck: "look",
+    message: { ...other, kind },
+  });
+  const me = await loginAs("support");
+
+  await page.goto(`/reviews/${id}`);
+  await expect(assignment(page)).toContainText("Not assigned.");
+  const dialog = await openDialog(
+    page,
+    assignment(page).getByRole("button", { name: "Assign to me…" }),
+    "Assign to me",
+  );
+  await dialog.getByLabel("Reason (required)").fill("I know this provider");
+  await dialog.getByRole("button", { name: "Assign to me", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Assigned to you." })).toBeVisible();
+  await expect(assignment(page)).toContainText(`Assigned to ${me.email} (you)`);
+  expect(await assigneeOf(page, id)).toMatchObject({ email: me.email });
+
+  await page.goto(`/reviews?kind=${encodeURIComponent(kind)}`);
+  await expect(page.getByRole("link", { name: other.id })).toBeVisible();
+  // Controlled by the URL: the box is checked once the URL says so (retried until hydrated).
+  await expect(async () => {
+    if (!page.url().includes("assignee=me"))
+      await page.getByRole("checkbox", { name: "Mine (assigned to me)" }).click();
+    await expect(page).toHaveURL(/assignee=me/, { timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: mine.id }) });
+  await expect(row).toBeVisible();
+  await expect(row.getByTitle(`Assigned to ${me.email}`)).toBeVisible();
+  await expect(page.getByRole("link", { name: other.id })).toHaveCount(0);
+
+  // The filter is in the URL: a reload (server-rendered first page) shows the same.
+  await page.reload();
+  await expect(page.getByRole("link", { name: mine.id })).toBeVisible();
+  await expect(page.getByRole("link", { name: other.id })).toHaveCount(0);
+});
+
+test("an owner assigns to a support person, then unassigns; history says both", async ({
+  page,
+  loginAs,
+  report,
+  createPerson,
+}) => {
+  const tag = uniqueTag();
+  const id = await report({
+    category: "sequence-gap",
+    reason: "sequence-gap",
+    requiredCheck: "find message 1",
+    message: invoiceReminder(tag, { sequence: 2 }),
+  });
+  const support = await createPerson("support");
+  await loginAs("owner");
+  await page.goto(`/reviews/${id}`);
+
+  const dialog = await openDialog(
+    page,
+    assignment(page).getByRole("button", { name: "Assign to a person…" }),
+    "Assign to a person",
+  );
+  const person = dialog.getByLabel("Person");
+  await expect(person.locator("option", { hasText: support.email })).toHaveCount(1);
+  await person.selectOption({ label: `${support.email} · support` });
+  await dialog.getByLabel("Reason (required)").fill("support is on call");
+  await dialog.getByRole("button", { name: "Assign", exact: true }).click();
+  await expect(assignment(page)).toContainText(`Assigned to ${support.email}`);
+  expect(await assigneeOf(page, id)).toMatchObject({ email: support.email });
+
+  const unassign = await openDialog(page, assignment(page).getByRole("button", { name: "Unassign…" }), "Unassign");
+  await unassign.getByLabel("Reason (required)").fill("handled in the team channel");
+  await unassign.getByRole("button", { name: "Unassign", exact: true }).click();
+  await expect(assignment(page)).toContainText("Not assigned.");
+  expect(await assigneeOf(page, id)).toBeNull();
+  const history = page.getByRole("region", { name: /^History/ });
+  await expect(history.getByText("support is on call")).toBeVisible();
+  await expect(history.getByText("handled in the team channel")).toBeVisible();
+});

@@ -1,0 +1,143 @@
+import type { Locator, Page } from "@playwright/test";
+import { expect, invoiceReminder, type ReportInput, test, uniqueTag } from "./records";
+
+/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
+async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
+  const dialog = page.getByRole("dialog", { name: title });
+  await expect(async () => {
+    if (!(await dialog.isVisible())) await button.click();
+    await expect(dialog).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
+  return dialog;
+}
+
+// A scheduled replay's controls on the record page (ADR 0028): run now, reschedule with a UTC
+// preview, unschedule back to open. Each scenario schedules its own record's replay an hour
+// ahead through the API, then uses the page, and checks the outcome through the API.
+
+interface Detail {
+  status: string;
+  version: number;
+  replays: { id: string; state: string; runAt: string }[];
+  history: { action: string; reason: string | null; toStatus: string | null }[];
+}
+
+async function readRecord(page: Page, id: string): Promise<Detail> {
+  const response = await page.request.get(`/api/v1/reviews/${id}`);
+  expect(response.status(), await response.text()).toBe(200);
+  return (await response.json()) as Detail;
+}
+
+/** A held record whose replay an owner (the page's person) scheduled an hour ahead. */
+async function scheduledRecord(page: Page, report: (input: ReportInput) => Promise<string>) {
+  const tag = uniqueTag();
+  const message = invoiceReminder(tag, { sequence: 1 });
+  const id = await report({
+    category: "manual-review",
+    reason: "retry-limit",
+    requiredCheck: "the ledger is back",
+    message,
+  });
+  const response = await page.request.post(`/api/v1/reviews/${id}/actions`, {
+    data: {
+      action: "replay",
+      expectedVersion: 1,
+      reason: "after the ledger's window",
+      checkDone: true,
+      runAt: new Date(Date.now() + 3_600_000).toISOString(),
+    },
+  });
+  expect(response.status(), await response.text()).toBe(200);
+  return { id, message };
+}
+
+function controls(page: Page) {
+  return page.getByRole("region", { name: "Scheduled replay" });
+}
+
+test("run now: the replay becomes due at once and a consumer claims it", async ({
+  page,
+  loginAs,
+  report,
+  claimReplaysOf,
+}) => {
+  await loginAs("owner");
+  const { id } = await scheduledRecord(page, report);
+  await page.goto(`/reviews/${id}`);
+  const dialog = await openDialog(page, controls(page).getByRole("button", { name: "Run now…" }), "Run the replay now");
+  await dialog.getByLabel("Reason (required)").fill("the customer is waiting");
+  await dialog.getByRole("button", { name: "Run now", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "The replay is due now." })).toBeVisible();
+  const record = await readRecord(page, id);
+  expect(record.status).toBe("replay-scheduled");
+  expect(Date.parse(record.replays[0]!.runAt)).toBeLessThanOrEqual(Date.now());
+  expect(record.history.at(-1)).toMatchObject({ action: "run-now", reason: "the customer is waiting" });
+  const claimed = await claimReplaysOf(id);
+  expect(claimed.replayId).toBe(record.replays[0]!.id);
+});
+
+test("reschedule: the chosen time is previewed in UTC and the replay moves to it", async ({
+  page,
+  loginAs,
+  report,
+}) => {
+  await loginAs("owner");
+  const { id } = await scheduledRecord(page, report);
+  await page.goto(`/reviews/${id}`);
+  const dialog = await openDialog(
+    page,
+    controls(page).getByRole("button", { name: "Reschedule…" }),
+    "Reschedule the replay",
+  );
+  // Two hours ahead on the minute, in the local clock the browser shares with this process.
+  const at = new Date(Date.now() + 2 * 3_600_000);
+  at.setSeconds(0, 0);
+  const pad = (n: number) => String(n).padStart(2, "0");
+  const local = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  await dialog.getByLabel("New time (your clock)").fill(local);
+  const iso = at.toISOString();
+  await expect(dialog.getByText(`In UTC: ${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`)).toBeVisible();
+  await dialog.getByLabel("Reason (required)").fill("after the provider's maintenance");
+  await dialog.getByRole("button", { name: "Reschedule", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Rescheduled" })).toBeVisible();
+  const record = await readRecord(page, id);
+  expect(record.replays[0]).toMatchObject({ state: "scheduled", runAt: iso });
+  expect(record.history.at(-1)).toMatchObject({ action: "reschedule", reason: "after the provider's maintenance" });
+});
+
+test("unschedule: the replay is withdrawn, the record is open again and the controls are gone", async ({
+  page,
+  loginAs,
+  report,
+}) => {
+  await loginAs("owner");
+  const { id } = await scheduledRecord(page, report);
+  await page.goto(`/reviews/${id}`);
+  const dialog = await openDialog(
+    page,
+    controls(page).getByRole("button", { name: "Unschedule…" }),
+    "Unschedule the replay",
+  );
+  await dialog.getByLabel("Reason (required)").fill("wait for the owner of the account");
+  await dialog.getByRole("button", { name: "Unschedule", exact: true }).click();
+  await expect(page.getByRole("status").filter({ hasText: "Unscheduled: the record is open again." })).toBeVisible();
+  await expect(controls(page)).toHaveCount(0);
+  // The action panel offers the replay again.
+  await expect(
+    page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Replay", exact: true }),
+  ).toBeVisible();
+  const record = await readRecord(page, id);
+  expect(record.status).toBe("open");
+  expect(record.replays[0]!.state).toBe("cancelled");
+  expect(record.history.at(-1)).toMatchObject({ action: "unschedule", toStatus: "open" });
+});
+
+test("support sees the scheduled replay without its controls", async ({ page, loginAs, report }) => {
+  await loginAs("owner");
+  const { id } = await scheduledRecord(page, report);
+  await page.context().clearCookies();
+  await loginAs("support");
+  await page.goto(`/reviews/${id}`);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+  await expect(controls(page)).toHaveCount(0);
+});
