@@ -1,4 +1,4 @@
-import type { ReactNode, TableHTMLAttributes } from "react";
+import { type ReactNode, type TableHTMLAttributes, useId } from "react";
 import styles from "./ui.module.css";
 
 /**
@@ -7,6 +7,9 @@ import styles from "./ui.module.css";
  * keep the widths of the `<colgroup>` while rows refresh, every cell is one line cut with an
  * ellipsis and the header stays in view; `stale` dims rows about to be replaced, `compact`
  * narrows the cells' padding for many columns.
+ *
+ * On a narrow screen every table scrolls sideways inside its frame, never the page. The frame
+ * is a named group in the tab order, so keyboard users can scroll it with the arrow keys.
  */
 export function DataTable({
   caption,
@@ -23,6 +26,7 @@ export function DataTable({
   children: ReactNode;
 } & Omit<TableHTMLAttributes<HTMLTableElement>, "className">) {
   const fixed = layout === "fixed";
+  const captionId = useId();
   const className = [
     styles.table,
     fixed ? styles.tableFixed : "",
@@ -32,9 +36,17 @@ export function DataTable({
     .filter(Boolean)
     .join(" ");
   return (
-    <div className={fixed ? styles.tableClip : styles.tableScroll}>
+    // A group, not a region: a landmark per table would crowd the page's landmarks.
+    <div
+      className={fixed ? styles.tableClip : styles.tableScroll}
+      role="group"
+      aria-labelledby={captionId}
+      tabIndex={0}
+    >
       <table className={className} {...rest}>
-        <caption className="rc-visually-hidden">{caption}</caption>
+        <caption id={captionId} className="rc-visually-hidden">
+          {caption}
+        </caption>
         {children}
       </table>
     </div>
