@@ -37,6 +37,8 @@ const LIST_FIELDS = [
   "lastError",
   // A held gap whose predecessors have been applied (docs/operations.md, "Gap release").
   "ready",
+  // Who is on the record (docs/api.md, ADR 0028): {id, name, email} or null.
+  "assignee",
 ] as const;
 
 type Status = "open" | "replay-scheduled" | "replaying" | "resolved" | "cancelled";
@@ -256,6 +258,7 @@ describe("GET /api/v1/reviews: order and pagination", () => {
       errorClass: null,
       lastError: null,
       ready: false,
+      assignee: null,
     });
     // The same shape on every page of an unfiltered list, whatever the record's origin.
     for (const other of (await listPage("limit=500")).items) {
