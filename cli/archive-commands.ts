@@ -60,7 +60,8 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
     .option("--dir <dir>", `where the files go (default: $${ARCHIVE_DIR_SETTING}, else ./archive)`)
     .option("--key <private.pem>", `the checkpoint key from \`audit keygen\` (default: $${CHECKPOINT_KEY_SETTING})`)
     .action(async (options: { before?: string; dir?: string; key?: string }) => {
-      const before = finishedRecordsCutoff({ before: options.before });
+      // Without --before, the retention setting says where; a given month is checked by the log archive.
+      const before = options.before ?? finishedRecordsCutoff({});
       const keyFile = options.key ?? process.env[CHECKPOINT_KEY_SETTING];
       if (!keyFile) {
         throw new Error(
