@@ -10,7 +10,9 @@ function routesOnDisk(): string[] {
   const found: string[] = [];
   const walk = (dir: string, route: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      if (entry.isDirectory()) walk(path.join(dir, entry.name), `${route}/${entry.name}`);
+      // A route group, `(queue)`, organises files without adding a segment to the path.
+      if (entry.isDirectory())
+        walk(path.join(dir, entry.name), /^\(.*\)$/.test(entry.name) ? route : `${route}/${entry.name}`);
       else if (/^(route|page)\.tsx?$/.test(entry.name)) found.push(route || "/");
     }
   };

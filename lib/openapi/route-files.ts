@@ -99,6 +99,19 @@ export function handlerFacts(text: string, method: string, controlPermission: st
   };
 }
 
+/**
+ * `export const POST = reportReview;` with reportReview imported from a module of lib/: the
+ * handler is defined there (the intake handlers, which the console's own server also serves:
+ * lib/reviews/intake-routes.ts), so its facts are read from that module's export of the name.
+ */
+function sharedHandler(root: string, text: string, method: string): { text: string; name: string } | null {
+  const alias = new RegExp(`export\\s+const\\s+${method}\\s*=\\s*(\\w+)\\s*;`).exec(text)?.[1];
+  const module = alias ? importedNames(text).get(alias) : undefined;
+  if (!alias || !module?.startsWith("@/")) return null;
+  const moduleText = readFileSync(path.join(root, `${module.slice(2)}.ts`), "utf8");
+  return { text: moduleText, name: alias };
+}
+
 /** The permission controlRoute (lib/http/operation-routes.ts) passes to apiRoute. */
 export function controlRoutePermission(root: string): string {
   const text = readFileSync(path.join(root, "lib/http/operation-routes.ts"), "utf8");
@@ -118,7 +131,11 @@ export function apiRouteFiles(root: string): RouteFile[] {
       return {
         file: path.relative(root, file).split(path.sep).join("/"),
         route: `/${path.relative(appDir, path.dirname(file)).split(path.sep).join("/")}`,
-        handlers: exportedMethods(text).map((method) => handlerFacts(text, method, controlPermission)),
+        handlers: exportedMethods(text).map((method) => {
+          const shared = sharedHandler(root, text, method);
+          const facts = handlerFacts(shared?.text ?? text, shared?.name ?? method, controlPermission);
+          return { ...facts, method };
+        }),
       };
     });
 }
