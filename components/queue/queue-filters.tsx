@@ -42,11 +42,14 @@ export function QueueFilters({
   state,
   reasons,
   setParams,
+  canBeAssigned = false,
 }: {
   state: QueueState;
   /** Known reasons (from the counts) offered as suggestions. */
   reasons: string[];
   setParams: (patch: ParamPatch) => void;
+  /** The viewer may hold records (owner, support): only then is "Mine" offered. */
+  canBeAssigned?: boolean;
 }) {
   const [draft, setDraft, dirty] = useAppliedDraft(draftOf(state));
   const filtered = Object.keys(state.filters).some((k) => k !== "status") || state.status !== DEFAULT_STATUS;
@@ -144,7 +147,7 @@ export function QueueFilters({
           </Select>
         )}
       </Field>
-      <MineToggle mine={state.mine} setParams={setParams} />
+      {canBeAssigned || state.mine ? <MineToggle mine={state.mine} setParams={setParams} /> : null}
       <div className={styles.filterRest}>{TEXT_FILTERS.map(text)}</div>
       {/* Last in the tab order (after every field), shown top right by the grid. */}
       <div className={styles.filterActions}>

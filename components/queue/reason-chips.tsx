@@ -2,6 +2,7 @@
 
 import { useEffect, useId, useRef, useState } from "react";
 import { Chip } from "@/components/ui/chip";
+import { useRovingFocus } from "@/components/ui/use-roving-focus";
 import styles from "./queue.module.css";
 
 /** Reason chips shown in the row; the others are one click away under "more…". */
@@ -27,6 +28,12 @@ export function ReasonChips({
   const panelId = useId();
   const rowRef = useRef<HTMLDivElement>(null);
   const buttonRef = useRef<HTMLButtonElement>(null);
+  const chipRow = useRef<HTMLUListElement>(null);
+  const shown = reasons
+    .slice(0, VISIBLE_REASONS + 1)
+    .map(([value]) => value)
+    .join("\n");
+  const moveInChips = useRovingFocus(chipRow, [selected, shown]);
 
   const top = reasons.slice(0, VISIBLE_REASONS);
   const selectedEntry = reasons.find(([value]) => value === selected);
@@ -75,7 +82,7 @@ export function ReasonChips({
 
   return (
     <div className={styles.reasonRow} ref={rowRef}>
-      <ul className={styles.chipRow} aria-labelledby="stats-reason">
+      <ul className={styles.chipRow} aria-labelledby="stats-reason" ref={chipRow} onKeyDown={moveInChips}>
         {top.map(chip)}
       </ul>
       {rest.length > 0 ? (

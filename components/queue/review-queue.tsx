@@ -2,6 +2,7 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
+import { can } from "@/lib/auth/roles";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerRole } from "@/components/operations/viewer-role";
 import { ListFooter, ListHeading } from "@/components/ui/list";
@@ -186,6 +187,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
         state={state}
         reasons={stats.data ? Object.keys(stats.data.byReason).sort() : []}
         setParams={setParams}
+        canBeAssigned={role ? can(role, "reviews.assign") : false}
       />
 
       <section

@@ -1,7 +1,9 @@
 "use client";
 
+import { useRef } from "react";
 import { Chip } from "@/components/ui/chip";
 import { SkeletonText } from "@/components/ui/skeleton";
+import { useRovingFocus } from "@/components/ui/use-roving-focus";
 import { CATEGORIES, type QueueStats } from "./model";
 import { ReasonChips } from "./reason-chips";
 import styles from "./queue.module.css";
@@ -37,6 +39,8 @@ export function StatsBar({
   onCategory: (value: string | null) => void;
   onReason: (value: string | null) => void;
 }) {
+  const categoryRow = useRef<HTMLUListElement>(null);
+  const moveInCategories = useRovingFocus(categoryRow, [category]);
   const reasons = stats
     ? Object.entries(stats.active.byReason).sort(([a, x], [b, y]) => y - x || a.localeCompare(b))
     : null;
@@ -45,7 +49,7 @@ export function StatsBar({
       <h2 className={styles.statsLabel} id="stats-category">
         By category
       </h2>
-      <ul className={styles.chipRow} aria-labelledby="stats-category">
+      <ul className={styles.chipRow} aria-labelledby="stats-category" ref={categoryRow} onKeyDown={moveInCategories}>
         {CATEGORIES.map((value) => {
           const pressed = isSelected(category, value);
           return (

@@ -1,4 +1,6 @@
-import { type ReactNode, type TableHTMLAttributes, useId } from "react";
+"use client";
+
+import { type ReactNode, type TableHTMLAttributes, useEffect, useId, useRef, useState } from "react";
 import styles from "./ui.module.css";
 
 /**
@@ -8,8 +10,9 @@ import styles from "./ui.module.css";
  * ellipsis and the header stays in view; `stale` dims rows about to be replaced, `compact`
  * narrows the cells' padding for many columns.
  *
- * On a narrow screen every table scrolls sideways inside its frame, never the page. The frame
- * is a named group in the tab order, so keyboard users can scroll it with the arrow keys.
+ * On a narrow screen every table scrolls sideways inside its frame, never the page. While it
+ * does, the frame is a named group in the tab order, so keyboard users can scroll it with the
+ * arrow keys; a frame with nothing to scroll is no tab stop (one fewer before the first row).
  */
 export function DataTable({
   caption,
@@ -27,6 +30,8 @@ export function DataTable({
 } & Omit<TableHTMLAttributes<HTMLTableElement>, "className">) {
   const fixed = layout === "fixed";
   const captionId = useId();
+  const frame = useRef<HTMLDivElement>(null);
+  const scrollable = useScrollsSideways(frame);
   const className = [
     styles.table,
     fixed ? styles.tableFixed : "",
@@ -41,7 +46,8 @@ export function DataTable({
       className={fixed ? styles.tableClip : styles.tableScroll}
       role="group"
       aria-labelledby={captionId}
-      tabIndex={0}
+      ref={frame}
+      tabIndex={scrollable ? 0 : undefined}
     >
       <table className={className} {...rest}>
         <caption id={captionId} className="rc-visually-hidden">
@@ -51,6 +57,22 @@ export function DataTable({
       </table>
     </div>
   );
+}
+
+/** Whether the element's content is wider than its box, kept up to date as either changes size. */
+function useScrollsSideways(ref: { current: HTMLElement | null }): boolean {
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const check = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
+    check();
+    const observer = new ResizeObserver(check);
+    observer.observe(element);
+    if (element.firstElementChild) observer.observe(element.firstElementChild);
+    return () => observer.disconnect();
+  }, [ref]);
+  return scrolls;
 }
 
 /** One cell across the table in place of its rows: why there are none, or why they failed. */
