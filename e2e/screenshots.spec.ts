@@ -12,6 +12,7 @@ const shots = path.join(import.meta.dirname, "screenshots");
 const readmeShot = path.join(import.meta.dirname, "..", "docs", "screenshot-queue.png");
 const readmeOperationShot = path.join(import.meta.dirname, "..", "docs", "screenshot-operation.png");
 const readmeOverviewShot = path.join(import.meta.dirname, "..", "docs", "screenshot-overview.png");
+const readmeRecordShot = path.join(import.meta.dirname, "..", "docs", "screenshot-record.png");
 
 interface Seed {
   category: Category;
@@ -283,7 +284,8 @@ test("screenshots of the queue, a record of each category and the decision log",
     await page.goto(`/reviews/${id}`);
     await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
     await expect(page.getByRole("region", { name: "Actions" })).toBeVisible();
-    await shoot(page, name);
+    const shot = await shoot(page, name);
+    if (process.env.UPDATE_README_SCREENSHOT && name === "record-sequence-gap") await copyFile(shot, readmeRecordShot);
   }
 
   // A few decisions, so the log shows what a working day writes into it.
