@@ -106,9 +106,9 @@ export function handlerFacts(text: string, method: string, controlPermission: st
  */
 function sharedHandler(root: string, text: string, method: string): { text: string; name: string } | null {
   const alias = new RegExp(`export\\s+const\\s+${method}\\s*=\\s*(\\w+)\\s*;`).exec(text)?.[1];
-  const module = alias ? importedNames(text).get(alias) : undefined;
-  if (!alias || !module?.startsWith("@/")) return null;
-  const moduleText = readFileSync(path.join(root, `${module.slice(2)}.ts`), "utf8");
+  const source = alias ? importedNames(text).get(alias) : undefined;
+  if (!alias || !source?.startsWith("@/")) return null;
+  const moduleText = readFileSync(path.join(root, `${source.slice(2)}.ts`), "utf8");
   return { text: moduleText, name: alias };
 }
 
