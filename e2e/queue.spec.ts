@@ -134,9 +134,9 @@ test("forty long reasons: one row of chips with more…, and the page never scro
   const more = page.getByRole("button", { name: /^more… \(\d+\)$/ });
   // The counts load after the rows (slow on a loaded machine).
   await expect(more).toBeVisible({ timeout: 30_000 });
-  // The largest reason is one of the chips in the row.
+  // The chips count every record awaiting an outcome in this database, other tests' too, so which
+  // reasons make the row depends on what ran before; what holds is one row, and the rest behind more….
   const counts = page.getByRole("region", { name: "Counts awaiting an outcome" });
-  await expect(counts.getByRole("button", { name: new RegExp(`^client-sent-${tag}-0-`) })).toBeVisible();
 
   const overflow = () =>
     page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
