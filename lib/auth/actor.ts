@@ -1,5 +1,6 @@
 import { forbidden, Refusal } from "@/lib/domain/refusal";
 import { requestOrigin, sessionUser } from "./better-auth";
+import { globalGrant, type Grant } from "@/lib/domains/grant";
 import { can, type Permission, type Role } from "./roles";
 import { findTokenActor } from "./tokens";
 
@@ -8,7 +9,14 @@ export interface Actor {
   id: string;
   /** How the actor appears in history and the decision log, e.g. `token:orders-worker`. */
   label: string;
+  /** The headline role: a token's only role, a person's users.role. */
   role: Role;
+  /**
+   * What the actor may do where (ADR 0029): a token's role in its domain (or everywhere), a
+   * person's role_grants. authenticate() always sets it; absent only on the system's own actors
+   * (dispatcher, seed, tests), which hold their role everywhere (grantsOf).
+   */
+  grants?: Grant[];
 }
 
 /**
@@ -24,13 +32,24 @@ export async function authenticate(request: Request): Promise<Actor> {
     if (!match?.[1]) throw unauthenticated("the bearer token is malformed");
     const token = await findTokenActor(match[1]);
     if (!token) throw unauthenticated("the token is unknown, revoked or expired");
-    return { kind: "token", id: token.id, label: `token:${token.name}`, role: token.role };
+    return {
+      kind: "token",
+      id: token.id,
+      label: `token:${token.name}`,
+      role: token.role,
+      grants: [{ role: token.role, domain: token.domain }],
+    };
   }
   const user = await sessionUser(request.headers, request.url);
   if (!user) {
     throw unauthenticated("sign in, or send Authorization: Bearer <token>");
   }
-  return { kind: "user", id: user.id, label: `user:${user.email}`, role: user.role };
+  return { kind: "user", id: user.id, label: `user:${user.email}`, role: user.role, grants: user.grants };
+}
+
+/** The actor's grants; the system's own actors (no `grants`) hold their role everywhere. */
+export function grantsOf(actor: Pick<Actor, "role" | "grants">): Grant[] {
+  return actor.grants ?? globalGrant(actor.role);
 }
 
 function unauthenticated(message: string): Refusal {

@@ -2,6 +2,7 @@ import { betterAuth, type BetterAuthOptions, type DBAdapter } from "better-auth"
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
+import { grantsOfUser } from "@/lib/domains/grants";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { servedOverHttps } from "@/lib/http/https";
 import { log } from "@/lib/log";
@@ -228,7 +229,12 @@ export async function sessionUser(headers: Headers, url?: string): Promise<Sessi
   // A disabled person's sessions are deleted with the change; `banned` also covers a session
   // that a sign-in racing the change created just after.
   if (!session || session.user.banned || !isPersonRole(session.user.role)) return null;
-  return { id: session.user.id, email: session.user.email, role: session.user.role };
+  return {
+    id: session.user.id,
+    email: session.user.email,
+    role: session.user.role,
+    grants: await grantsOfUser(session.user.id),
+  };
 }
 
 /**

@@ -5,6 +5,7 @@ import { forbidden as forbiddenRefusal } from "@/lib/domain/refusal";
 import { recordForbidden } from "@/lib/http/refusal-response";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
+import type { Grant } from "@/lib/domains/grant";
 import { can, type Permission } from "./roles";
 
 // The signed-in person for server components, pages and route handlers. API handlers go
@@ -14,6 +15,8 @@ export interface SessionUser {
   id: string;
   email: string;
   role: "owner" | "support" | "auditor" | "admin";
+  /** The person's role_grants (ADR 0029): authorization reads these, not `role`. */
+  grants: Grant[];
 }
 
 // One session lookup per request, however many components ask.

@@ -21,6 +21,8 @@ export interface TokenActor {
   id: string;
   name: string;
   role: Role;
+  /** The one domain it is scoped to (ADR 0029), or null: every domain. */
+  domain: string | null;
 }
 
 export interface IssueOptions {
@@ -82,6 +84,7 @@ export interface TokenRow {
   id: string;
   name: string;
   role: Role;
+  domain: string | null;
   usable: boolean;
   usedRecently: boolean;
 }
@@ -98,13 +101,13 @@ export async function findTokenActor(token: string): Promise<TokenActor | null> 
   const row = await tokenLookups().find(hashToken(token));
   if (!row?.usable) return null;
   if (!row.usedRecently) await touchLastUsed(row.id);
-  return { kind: "token", id: row.id, name: row.name, role: row.role };
+  return { kind: "token", id: row.id, name: row.name, role: row.role, domain: row.domain };
 }
 
 /** The rows of these token hashes, one query for all of them. */
 export async function tokenRows(hashes: string[]): Promise<Map<string, TokenRow>> {
   const rows = await db().$queryRaw<TokenRow[]>`
-    SELECT token_hash AS "tokenHash", id::text, name, role::text AS role,
+    SELECT token_hash AS "tokenHash", id::text, name, role::text AS role, domain,
            revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
            COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS "usedRecently"
       FROM api_tokens WHERE token_hash = ANY(${hashes}::text[])`;

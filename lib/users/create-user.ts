@@ -52,6 +52,10 @@ export async function createUser(
         // The name is Better Auth's required display name; the console shows the email.
         data: { name: email, email, emailVerified: true, role, createdAt: now, updatedAt: now },
       });
+      // Authorization reads grants (ADR 0029): the role, in every domain.
+      await tx.$executeRaw`
+        INSERT INTO role_grants (user_id, role, domain, created_by)
+        VALUES (${user.id}::uuid, ${role}::"Role", NULL, ${actor})`;
       // Better Auth's credential account: accountId is the user's id (how sign-in finds it).
       if (passwordHash !== null) {
         await people.create({

@@ -32,6 +32,10 @@ export async function setUserRole(
     refuseOwnAccount(actor, person, "change the role of");
     if (person.role === role) throw conflict("same-role", `${person.email} already has the role ${role}`);
     await tx.$executeRaw`UPDATE users SET role = ${role}::"Role", updated_at = now() WHERE id = ${person.id}::uuid`;
+    // The role held everywhere moves with it (ADR 0029); domain grants are changed by `user grant`.
+    await tx.$executeRaw`
+      UPDATE role_grants SET role = ${role}::"Role"
+       WHERE user_id = ${person.id}::uuid AND domain IS NULL AND source = 'manual' AND role = ${person.role}::"Role"`;
     const sessionsEnded = await endSessions(tx, person.id);
     await recordChange(tx, actor, {
       action: "user.role-changed",

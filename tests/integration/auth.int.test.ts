@@ -438,6 +438,8 @@ describe("cookie-authenticated API requests: the cross-site rule (CSRF)", () => 
         id: support.id,
         label: `user:${support.email}`,
         role: "support",
+        // A person made by createUser holds their role in every domain (ADR 0029).
+        grants: [{ role: "support", domain: null }],
       });
     }
     expect(await logEntriesOf(`user:${support.email}`)).toEqual([]);
@@ -559,7 +561,12 @@ describe("currentUser and requireUser (server components)", () => {
   it("signed in: the person; a role without the permission is logged and gets forbidden()", async () => {
     const auditor = await signedIn("auditor");
     next.headers = new Headers({ cookie: auditor.cookie });
-    const expected = { id: auditor.id, email: auditor.email, role: "auditor" };
+    const expected = {
+      id: auditor.id,
+      email: auditor.email,
+      role: "auditor",
+      grants: [{ role: "auditor", domain: null }],
+    };
     expect(await currentUser()).toEqual(expected);
     expect(await requireUser()).toEqual(expected);
     expect(await requireUser("audit.read", "/audit")).toEqual(expected);

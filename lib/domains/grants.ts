@@ -1,0 +1,13 @@
+import { db } from "@/lib/db/client";
+import type { Role } from "@/lib/auth/roles";
+import type { Grant } from "./grant";
+
+/**
+ * A person's grants, read on every signed-in request (nothing cached: a revoked grant stops
+ * working at the next request, like a revoked token). No rows: no permission anywhere.
+ */
+export async function grantsOfUser(userId: string): Promise<Grant[]> {
+  const rows = await db().$queryRaw<{ role: Role; domain: string | null }[]>`
+    SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${userId}::uuid ORDER BY 1, 2`;
+  return rows.map((r) => ({ role: r.role, domain: r.domain }));
+}
