@@ -7,6 +7,7 @@ import { migrate } from "@/lib/db/migrate";
 import { registerArchiveCommands } from "./archive-commands";
 import { registerAuditCommands } from "./audit-commands";
 import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCommands } from "./db-commands";
+import { registerDomainCommands } from "./domain-commands";
 import { registerPeopleCommands } from "./people-commands";
 import { registerTokenCommands } from "./token-commands";
 
@@ -62,6 +63,7 @@ program
 
 registerPeopleCommands(program, withDatabase, (message) => new CliError(message));
 registerTokenCommands(program, withDatabase, (message) => new CliError(message));
+registerDomainCommands(program, withDatabase, (message) => new CliError(message));
 registerAuditCommands(program, withDatabase);
 // Archiving detaches and drops partitions: the owner's connection, like `migrate`.
 registerArchiveCommands(program, async (fn) => {

@@ -9,6 +9,7 @@ import { listUsers } from "@/lib/users/list-users";
 import { resetPassword } from "@/lib/users/reset-password";
 import { setUserRole } from "@/lib/users/set-user-role";
 import type { WithDatabase } from "./audit-commands";
+import { domainName, registerGrantCommands } from "./domain-commands";
 import { readSecret } from "./read-secret";
 import { printTable } from "./table";
 
@@ -59,7 +60,9 @@ export function registerPeopleCommands(
     .requiredOption("--email <email>", "sign-in email")
     .addOption(new Option("--role <role>", "what the user may do").choices(PERSON_ROLES).makeOptionMandatory())
     .option("--password <password>", "password (prefer the prompt or REVIEW_PASSWORD: options end up in shell history)")
-    .action(async (options: { email: string; role: string; password?: string }) => {
+    .option("--domain <name>", "the role in this domain only (default: every domain)")
+    .action(async (options: { email: string; role: string; password?: string; domain?: string }) => {
+      const domain = options.domain === undefined ? null : domainName(options.domain, fail);
       const password = options.password ?? process.env.REVIEW_PASSWORD ?? (await readSecret("Password: "));
       const parsed = newUserSchema.safeParse({ email: options.email, role: options.role, password });
       if (!parsed.success) {
@@ -67,9 +70,11 @@ export function registerPeopleCommands(
         throw fail(`${issue.path.join(".")}: ${issue.message}`);
       }
       await withDatabase(async () => {
-        const result = await createUser(parsed.data);
+        const result = await createUser(parsed.data, CLI_ACTOR.label, { domain });
         if (!result.ok) throw fail(`a user with email ${parsed.data.email} already exists`);
-        console.log(`added ${parsed.data.email} as ${parsed.data.role}`);
+        console.log(
+          `added ${parsed.data.email} as ${parsed.data.role}${domain === null ? "" : ` in domain ${domain}`}`,
+        );
       });
     });
 
@@ -137,6 +142,8 @@ export function registerPeopleCommands(
         for (const line of pausedLines(changed.paused)) console.log(line);
       });
     });
+
+  registerGrantCommands(user, withDatabase, fail);
 
   user
     .command("reset-password")

@@ -7,6 +7,7 @@ import { listTokens } from "@/lib/tokens/list-tokens";
 import { revokeToken } from "@/lib/tokens/revoke-token";
 import { tokenNameSchema } from "@/lib/tokens/token-schema";
 import type { WithDatabase } from "./audit-commands";
+import { domainName } from "./domain-commands";
 import { NO_REASON, pausedLines } from "./people-commands";
 import { printTable } from "./table";
 
@@ -39,16 +40,19 @@ export function registerTokenCommands(
     .requiredOption("--name <name>", "what the token is for, e.g. billing-worker")
     .addOption(new Option("--role <role>", "what the token may do").choices(ROLES).makeOptionMandatory())
     .option("--expires-in <duration>", "when it stops working: 12h, 30d, 2w (default: never)", expiresIn)
+    .option("--domain <name>", "report and claim only this domain's kinds (default: every domain)")
     .addOption(new Option("--reason <text>", "why, for the decision log"))
-    .action(async (options: { name: string; role: Role; expiresIn?: number; reason?: string }) => {
+    .action(async (options: { name: string; role: Role; expiresIn?: number; reason?: string; domain?: string }) => {
       const name = tokenName(options.name, fail);
+      const domain = options.domain === undefined ? null : domainName(options.domain, fail);
       await withDatabase(async () => {
         const issued = await issueToken(
-          { name, role: options.role, expiresInSeconds: options.expiresIn ?? null, reason: options.reason },
+          { name, role: options.role, expiresInSeconds: options.expiresIn ?? null, reason: options.reason, domain },
           CLI_ACTOR,
         );
         const until = issued.expiresAt ? `, expires ${issued.expiresAt.toISOString()}` : "";
-        console.log(`token ${name} (${options.role}${until}) issued; it is shown only now:`);
+        const scope = domain === null ? "" : ` in domain ${domain}`;
+        console.log(`token ${name} (${options.role}${scope}${until}) issued; it is shown only now:`);
         console.log(issued.token);
       });
     });

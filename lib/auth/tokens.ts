@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
-import { conflict } from "@/lib/domain/refusal";
+import { conflict, notFound } from "@/lib/domain/refusal";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
 import { log } from "@/lib/log";
 import type { Role } from "./roles";
@@ -31,6 +31,8 @@ export interface IssueOptions {
   actorRole?: string | null;
   /** Why, for the decision log; absent: a sentence naming the token and role. */
   reason?: string;
+  /** The one domain it may report and claim in (ADR 0029); absent or null: every domain. */
+  domain?: string | null;
 }
 
 /**
@@ -47,6 +49,7 @@ export async function createApiToken(
 ): Promise<{ id: string; token: string }> {
   const token = newToken();
   const expiresAt = options.expiresAt ?? null;
+  const domain = options.domain ?? null;
   const row = await db().$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('api_tokens.name'), hashtext(${name}))`;
     const taken = await tx.$queryRaw<unknown[]>`
@@ -55,20 +58,34 @@ export async function createApiToken(
     if (taken.length > 0) {
       throw conflict("name-taken", `a working token named ${name} exists; revoke it first or choose another name`);
     }
+    if (domain !== null) {
+      // FOR SHARE: the domain cannot be removed before this token is committed.
+      const known = await tx.$queryRaw<unknown[]>`SELECT 1 FROM domains WHERE name = ${domain} FOR SHARE`;
+      if (known.length === 0) throw notFound(`no domain ${domain}`);
+    }
     const created = await tx.apiToken.create({
-      data: { name, role, tokenHash: hashToken(token), prefix: token.slice(0, 12), createdBy: actor, expiresAt },
+      data: {
+        name,
+        role,
+        tokenHash: hashToken(token),
+        prefix: token.slice(0, 12),
+        createdBy: actor,
+        expiresAt,
+        domain,
+      },
     });
     await appendDecision(tx, {
       actor,
       actorRole: options.actorRole ?? null,
       action: "token.created",
-      reason: options.reason ?? `issued token ${name} for role ${role}`,
+      reason: options.reason ?? `issued token ${name} for role ${role}${domain === null ? "" : ` in domain ${domain}`}`,
       details: {
         tokenId: created.id,
         name,
         role,
         prefix: created.prefix,
         expiresAt: expiresAt?.toISOString() ?? null,
+        domain,
       },
     });
     return created;

@@ -17,6 +17,7 @@ import { claimSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
 import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
+import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
 import { inviteSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
@@ -39,6 +40,7 @@ const operationId = z.object({
 });
 const userId = z.object({ userId: z.string().meta({ description: "The person's id." }) });
 const tokenId = z.object({ tokenId: z.string().meta({ description: "The token's id (a UUID)." }) });
+const domainName = z.object({ name: z.string().meta({ description: "The domain's name (`payments`)." }) });
 const replayId = z.object({ replayId: z.string().meta({ description: "The replay's id (a UUID)." }) });
 const kind = z.object({ kind: z.string().meta({ description: "The message kind, 1 to 200 characters." }) });
 
@@ -105,6 +107,9 @@ const REVIEWS: ApiOperation[] = [
     access: { kind: "permission", permission: "reviews.report" },
     body: reportSchema,
     answers: {
+      403: error(
+        "The role may not report, or a token scoped to a domain reported a kind of another domain or of none (`outside-domain`, naming `message.kind`; ADR 0029). Refusals are written to the decision log.",
+      ),
       ...ok("An open record of the same message existed and was updated.", body.intakeResultSchema),
       ...ok("A new record.", body.intakeResultSchema, 201),
     },
@@ -115,7 +120,7 @@ const REVIEWS: ApiOperation[] = [
     operationId: "reportReviewBatch",
     summary: "Report up to 500 records",
     description:
-      "Each item is validated on its own: valid ones are recorded, invalid ones answered with their 400 in `results`.",
+      "Each item is validated on its own: valid ones are recorded, invalid ones answered with their 400 in `results`, and a scoped token's items of kinds outside its domain with their 403 (`outside-domain`, ADR 0029).",
     tag: "Review records",
     access: { kind: "permission", permission: "reviews.report" },
     body: batchSchema,
@@ -516,6 +521,7 @@ const PEOPLE_AND_TOKENS: ApiOperation[] = [
     body: createTokenSchema,
     answers: {
       ...ok("The token and its secret.", body.tokenIssuedSchema, 201),
+      404: error("No such domain (`domain`, ADR 0029)."),
       409: error("A working token has this name (`name-taken`)."),
     },
   },
@@ -533,6 +539,113 @@ const PEOPLE_AND_TOKENS: ApiOperation[] = [
       ...ok("The token and what paused.", body.tokenRevokedSchema),
       404: error("No token with this id."),
       409: error("Already revoked (`already-revoked`)."),
+    },
+  },
+];
+
+// Domains and grants (docs/decisions/0029-domains.md).
+const DOMAINS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/domains",
+    operationId: "listDomains",
+    summary: "Every domain",
+    description: "Its kinds, who holds a role in it, and the working tokens scoped to it.",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    answers: ok("Domains by name.", body.domainListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/domains",
+    operationId: "createDomain",
+    summary: "Add a domain",
+    description: "A pattern is a kind (`card.charge`) or a prefix (`invoice.*`); the most specific pattern decides.",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    body: createDomainSchema,
+    answers: {
+      ...ok("The domain.", body.domainCreatedSchema, 201),
+      409: error("The name is taken (`domain-exists`), or another domain owns a pattern (`pattern-taken`)."),
+    },
+  },
+  {
+    method: "PUT",
+    route: "/api/v1/domains/[name]",
+    operationId: "updateDomain",
+    summary: "Change a domain's kinds or description",
+    description: "Records move with their kinds at once: a record's domain is derived from its kind.",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    params: domainName,
+    body: updateDomainSchema,
+    answers: {
+      ...ok("The domain and its kinds before.", body.domainUpdatedSchema),
+      404: error("No such domain."),
+      409: error("Another domain owns a pattern (`pattern-taken`), or nothing changes (`no-change`)."),
+    },
+  },
+  {
+    method: "DELETE",
+    route: "/api/v1/domains/[name]",
+    operationId: "removeDomain",
+    summary: "Remove a domain",
+    description: "Its kinds are then in no domain (global roles only).",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    params: domainName,
+    body: removeDomainSchema,
+    answers: {
+      ...ok("What was removed.", body.domainRemovedSchema),
+      404: error("No such domain."),
+      409: error("People or working tokens still hold a role in it (`domain-in-use`), named in the message."),
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/people/[userId]/grants",
+    operationId: "listPersonGrants",
+    summary: "A person's grants",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    answers: {
+      ...ok("The grants and the headline role.", body.grantListSchema),
+      404: error("No person with this id."),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/people/[userId]/grants",
+    operationId: "grantPersonRole",
+    summary: "Grant a person a role, in a domain or everywhere",
+    description: "Works from the person's next request (grants are read per request); sessions do not end.",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    body: grantRequestSchema,
+    answers: {
+      ...ok("The person as they now are.", body.grantChangedSchema, 201),
+      404: error("No person with this id, or no such domain."),
+      409: error("They hold this grant already (`grant-exists`)."),
+      422: error("Nobody may change their own grants (`own-account`)."),
+    },
+  },
+  {
+    method: "DELETE",
+    route: "/api/v1/people/[userId]/grants",
+    operationId: "revokePersonRole",
+    summary: "Take a grant away",
+    description:
+      "Allowed for the last grant too: the person can then do nothing. The headline role moves to a remaining grant; what ran on their authority and may no longer pauses.",
+    tag: "Domains",
+    access: { kind: "permission", permission: "users.manage" },
+    params: userId,
+    body: grantRequestSchema,
+    answers: {
+      ...ok("The person as they now are.", body.grantChangedSchema),
+      404: error("No person with this id, or they hold no such manual grant."),
+      422: error("Nobody may change their own grants (`own-account`)."),
     },
   },
 ];
@@ -596,6 +709,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...AUDIT,
   ...OPERATIONS,
   ...PEOPLE_AND_TOKENS,
+  ...DOMAINS,
   ...SERVICE,
   ...BETTER_AUTH_OPERATIONS,
 ];
@@ -609,6 +723,7 @@ export const TAGS = [
     description: "Bulk operations and the automatic replay of ready records (docs/operations.md).",
   },
   { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
+  { name: "Domains", description: "Domains of message kinds and the roles granted in them (admin, ADR 0029)." },
   { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
   { name: "Service", description: "Health, metrics and this document." },
 ];

@@ -90,6 +90,9 @@ export const batchResultSchema = z.object({
         attempts: z.int(),
       }),
       z.object({ index: z.int(), status: z.literal(400), error: errorBodySchema.shape.error }),
+      z
+        .object({ index: z.int(), status: z.literal(403), error: errorBodySchema.shape.error })
+        .meta({ description: "A scoped token's item of a kind outside its domain (`outside-domain`)." }),
     ]),
   ),
   recorded: z.int(),
@@ -345,11 +348,20 @@ export const kindAutoReplaySchema = z
 
 export const autoReplayListSchema = z.object({ kinds: z.array(kindAutoReplaySchema) });
 
+export const grantSchema = z
+  .object({
+    role: z.enum(PERSON_ROLES),
+    domain: z.string().nullable().meta({ description: "null: every domain." }),
+    source: z.enum(["manual", "oidc"]),
+  })
+  .meta({ id: "Grant" });
+
 export const personSchema = z
   .object({
     id: uuid,
     email: z.string(),
-    role: z.enum(PERSON_ROLES),
+    role: z.enum(PERSON_ROLES).meta({ description: "The headline role; what they may do is in `grants`." }),
+    grants: z.array(grantSchema).meta({ description: "Global grants first (ADR 0029)." }),
     state: z.enum(["active", "invited", "disabled"]),
     disabledReason: z.string().nullable(),
     openSessions: z.int(),
@@ -377,6 +389,7 @@ export const tokenSchema = z
     id: uuid,
     name: z.string(),
     role: z.enum(ROLES),
+    domain: z.string().nullable().meta({ description: "The one domain it reports and claims in; null: every domain." }),
     prefix: z.string().meta({ description: "The first 12 characters (`rct_` and 8 more)." }),
     state: z.enum(["active", "expired", "revoked"]),
     createdBy: z.string().nullable(),
@@ -478,3 +491,32 @@ export const overviewSchema = z
       .meta({ description: "The parts of the answer that are estimates, not exact figures." }),
   })
   .meta({ id: "Overview" });
+
+export const domainSchema = z
+  .object({
+    name: z.string(),
+    description: z.string().nullable(),
+    kinds: z.array(z.string()).meta({ description: "Kinds (`card.charge`) and prefixes (`invoice.*`), sorted." }),
+    grants: z.array(
+      z.object({ userId: uuid, email: z.string(), role: z.enum(PERSON_ROLES), source: z.enum(["manual", "oidc"]) }),
+    ),
+    tokens: z
+      .array(z.object({ id: uuid, name: z.string(), role: z.enum(ROLES) }))
+      .meta({ description: "Working tokens scoped to it." }),
+    createdBy: z.string(),
+    createdAt: instant,
+  })
+  .meta({ id: "Domain" });
+
+export const domainListSchema = z.object({ domains: z.array(domainSchema) });
+export const domainCreatedSchema = z.object({ domain: domainSchema });
+export const domainUpdatedSchema = z.object({ domain: domainSchema, kindsBefore: z.array(z.string()) });
+export const domainRemovedSchema = z.object({ removed: z.string(), kinds: z.array(z.string()) });
+export const grantListSchema = z.object({ grants: z.array(grantSchema), role: z.enum(PERSON_ROLES) });
+export const grantChangedSchema = z.object({
+  person: personSchema,
+  headline: z
+    .object({ from: z.enum(PERSON_ROLES), to: z.enum(PERSON_ROLES) })
+    .meta({ description: "The headline role before and after; it moves only when its grant went." }),
+  paused: pausedSchema,
+});

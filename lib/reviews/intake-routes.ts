@@ -1,6 +1,7 @@
 import { arrayElements, objectMembers, sliceSpan } from "@review-console/contract";
 import { validationError } from "@/lib/http/errors";
-import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
+import { reportDomainRefusal } from "@/lib/domains/report-scope";
+import { recordForbidden, refusalBody, refusalStatus, refusedRequest } from "@/lib/http/refusal-response";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { intakeReport, intakeReports, type Report } from "@/lib/reviews/intake";
 import { batchSchema, reportSchema } from "@/lib/reviews/schema";
@@ -15,6 +16,9 @@ import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 export const reportReview = apiRoute("reviews.report", async ({ request, actor }) => {
   const { data, text } = await parseJsonBody(request, reportSchema, { asReceived: true });
   const rawMessage = sliceSpan(text, objectMembers(text, 0).get("message"));
+  // A scoped token reports only its domain's kinds (ADR 0029).
+  const outside = await reportDomainRefusal(actor, data.message);
+  if (outside) throw outside;
   // Joined with concurrent reports of the same actor into one statement (lib/reviews/intake-coalescer.ts).
   const result = await intakeReport({ input: data, rawMessage }, actor);
   return Response.json(
@@ -28,22 +32,34 @@ export const reportReview = apiRoute("reviews.report", async ({ request, actor }
  * answered with their 400 and the fields they lack, so one bad record does not hold back 499
  * good ones.
  */
-export const reportReviewBatch = apiRoute("reviews.report", async ({ request, actor }) => {
+export const reportReviewBatch = apiRoute("reviews.report", async ({ request, actor, route }) => {
   const { data, text } = await parseJsonBody(request, batchSchema, { asReceived: true });
   const recordsSpan = objectMembers(text, 0).get("records");
   const elements = recordsSpan ? arrayElements(text, recordsSpan[0]) : [];
-  const valid: { index: number; report: Report }[] = [];
+  const parsedItems: { index: number; report: Report }[] = [];
   const results: unknown[] = data.records.map((raw, index) => {
     const parsed = reportSchema.safeParse(raw);
     if (parsed.success) {
       const element = elements[index];
       const rawMessage = element ? sliceSpan(text, objectMembers(text, element[0]).get("message")) : undefined;
-      valid.push({ index, report: { input: parsed.data, rawMessage } });
+      parsedItems.push({ index, report: { input: parsed.data, rawMessage } });
       return null;
     }
     const refusal = validationError(parsed.error, `records.${index}`);
     return { index, status: refusalStatus(refusal), error: refusalBody(refusal) };
   });
+  // A scoped token's items of other domains' kinds are refused one by one (ADR 0029), each
+  // logged as a refused authorization; the others are still recorded.
+  const valid: typeof parsedItems = [];
+  for (const item of parsedItems) {
+    const outside = await reportDomainRefusal(actor, item.report.input.message);
+    if (!outside) {
+      valid.push(item);
+      continue;
+    }
+    await recordForbidden(outside, refusedRequest(request, actor, route));
+    results[item.index] = { index: item.index, status: refusalStatus(outside), error: refusalBody(outside) };
+  }
   const recorded = valid.length
     ? await intakeReports(
         valid.map((v) => v.report),

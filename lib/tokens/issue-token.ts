@@ -14,7 +14,7 @@ export interface Issued {
  * Refused (`name-taken`) while a working token has the name.
  */
 export async function issueToken(
-  request: { name: string; role: Role; expiresInSeconds: number | null; reason?: string },
+  request: { name: string; role: Role; expiresInSeconds: number | null; reason?: string; domain?: string | null },
   actor: ChangeActor,
 ): Promise<Issued> {
   const expiresAt = request.expiresInSeconds === null ? null : new Date(Date.now() + request.expiresInSeconds * 1000);
@@ -22,6 +22,7 @@ export async function issueToken(
     expiresAt,
     actorRole: actor.role,
     reason: request.reason,
+    domain: request.domain ?? null,
   });
   return { id: issued.id, token: issued.token, expiresAt };
 }

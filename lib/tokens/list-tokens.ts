@@ -21,6 +21,7 @@ async function readTokens(where: Prisma.Sql): Promise<TokenView[]> {
       id: string;
       name: string;
       role: TokenView["role"];
+      domain: string | null;
       prefix: string;
       state: TokenView["state"];
       createdBy: string | null;
@@ -31,7 +32,7 @@ async function readTokens(where: Prisma.Sql): Promise<TokenView[]> {
       revokedBy: string | null;
     }[]
   >`
-    SELECT id::text AS id, name, role::text AS role, prefix, created_by AS "createdBy", created_at AS "createdAt",
+    SELECT id::text AS id, name, role::text AS role, domain, prefix, created_by AS "createdBy", created_at AS "createdAt",
            last_used_at AS "lastUsedAt", expires_at AS "expiresAt", revoked_at AS "revokedAt",
            revoked_by AS "revokedBy",
            CASE WHEN revoked_at IS NOT NULL THEN 'revoked'
@@ -42,6 +43,7 @@ async function readTokens(where: Prisma.Sql): Promise<TokenView[]> {
     id: r.id,
     name: r.name,
     role: r.role,
+    domain: r.domain,
     prefix: r.prefix,
     state: r.state,
     createdBy: r.createdBy,

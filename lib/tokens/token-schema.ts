@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ROLES } from "@/lib/auth/roles";
+import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 
 // The inputs of /api/v1/tokens (docs/api-additions.md), shared by the routes and the admin page.
@@ -21,6 +22,8 @@ export const createTokenSchema = z
     role: z.enum(ROLES),
     /** Whole days until it stops working, 1 to 3650; null: never. */
     expiresInDays: z.number().int("must be a whole number of days").min(1).max(3650).nullable(),
+    /** The one domain it may report and claim in (ADR 0029); null or absent: every domain. */
+    domain: domainNameSchema.nullable().optional(),
     reason: reasonSchema,
   })
   .meta({ id: "CreateTokenRequest" });

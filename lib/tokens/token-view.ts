@@ -8,6 +8,8 @@ export interface TokenView {
   id: string;
   name: string;
   role: Role;
+  /** The one domain it reports and claims in (ADR 0029); null: every domain. */
+  domain: string | null;
   /** The first 12 characters (`rct_` and 8 more), to tell tokens apart in logs and lists. */
   prefix: string;
   state: TokenState;

@@ -4,6 +4,7 @@ import { authAdapterFor } from "@/lib/auth/better-auth";
 import { hashPassword } from "@/lib/auth/passwords";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
 import { db } from "@/lib/db/client";
+import { requireDomain } from "@/lib/domains/manage";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 export { PERSON_ROLES, type PersonRole } from "@/lib/auth/person-roles";
@@ -26,6 +27,8 @@ export interface CreateUserOptions {
   actorRole?: string | null;
   /** Why, for the decision log; absent: "added <email> as <role>". */
   reason?: string;
+  /** The first grant's domain (ADR 0029); absent or null: the role in every domain. */
+  domain?: string | null;
 }
 
 /**
@@ -43,8 +46,11 @@ export async function createUser(
   const { email, role, password } = newPersonSchema.parse(input);
   // The same function Better Auth verifies with (lib/auth/better-auth.ts).
   const passwordHash = password === undefined ? null : await hashPassword(password);
+  const domain = options.domain ?? null;
   try {
     const id = await db().$transaction(async (tx) => {
+      // A refusal (404) before anything is written: no such domain.
+      if (domain !== null) await requireDomain(tx, domain);
       const people = authAdapterFor(tx);
       const now = new Date();
       const user = await people.create<Record<string, unknown>, { id: string }>({
@@ -52,10 +58,10 @@ export async function createUser(
         // The name is Better Auth's required display name; the console shows the email.
         data: { name: email, email, emailVerified: true, role, createdAt: now, updatedAt: now },
       });
-      // Authorization reads grants (ADR 0029): the role, in every domain.
+      // Authorization reads grants (ADR 0029): the role, in every domain or in the one given.
       await tx.$executeRaw`
         INSERT INTO role_grants (user_id, role, domain, created_by)
-        VALUES (${user.id}::uuid, ${role}::"Role", NULL, ${actor})`;
+        VALUES (${user.id}::uuid, ${role}::"Role", ${domain}, ${actor})`;
       // Better Auth's credential account: accountId is the user's id (how sign-in finds it).
       if (passwordHash !== null) {
         await people.create({
@@ -74,9 +80,16 @@ export async function createUser(
         actor,
         actorRole: options.actorRole ?? null,
         action: "user.created",
-        reason: options.reason ?? `added ${email} as ${role}`,
+        reason: options.reason ?? `added ${email} as ${role}${domain === null ? "" : ` in domain ${domain}`}`,
         // `invited`: no password yet; the person sets it through a one-time link.
-        details: { userId: user.id, email, role, ...(passwordHash === null ? { invited: true } : {}) },
+        details: {
+          userId: user.id,
+          email,
+          role,
+          // Present only when scoped: entries of global people keep their shape.
+          ...(domain === null ? {} : { domain }),
+          ...(passwordHash === null ? { invited: true } : {}),
+        },
       });
       return user.id;
     });

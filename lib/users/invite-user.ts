@@ -18,11 +18,15 @@ export interface Invited {
  * makes one. Refused: somebody has that email already.
  */
 export async function inviteUser(
-  input: { email: string; role: PersonRole },
+  input: { email: string; role: PersonRole; domain?: string | null },
   reason: string,
   actor: ChangeActor,
 ): Promise<Invited> {
-  const created = await createUser(input, actor.label, { actorRole: actor.role, reason });
+  const created = await createUser({ email: input.email, role: input.role }, actor.label, {
+    actorRole: actor.role,
+    reason,
+    domain: input.domain ?? null,
+  });
   const email = input.email.toLowerCase();
   if (!created.ok) throw conflict("email-taken", `a person with email ${email} already exists`);
   const link = await newPasswordLink(email);

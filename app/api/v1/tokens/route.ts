@@ -19,6 +19,7 @@ export const POST = apiRoute("users.manage", async ({ request, actor }) => {
       role: data.role,
       expiresInSeconds: data.expiresInDays === null ? null : data.expiresInDays * 86_400,
       reason: data.reason,
+      domain: data.domain ?? null,
     },
     changeActorOf(actor),
   );
