@@ -4,6 +4,8 @@ import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
 import { can, type Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
+import { grantsLabel } from "@/lib/domains/grant-label";
 
 export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference";
 
@@ -11,6 +13,8 @@ export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "ad
 export interface ShellUser {
   email: string;
   role: Role;
+  /** Where each role holds (ADR 0029); shown after the headline role when any is scoped. */
+  grants?: Grant[];
 }
 
 const NAV: {
@@ -70,9 +74,15 @@ export function AppShell({
               <span className="rc-shell-email" title={user.email}>
                 {user.email}
               </span>
-              <span className="rc-shell-role" title="Your role">
-                {user.role}
-              </span>
+              {user.grants?.some((g) => g.domain !== null) ? (
+                <span className="rc-shell-role" title="Your roles, by domain">
+                  {grantsLabel(user.grants)}
+                </span>
+              ) : (
+                <span className="rc-shell-role" title="Your role">
+                  {user.role}
+                </span>
+              )}
               <SignOutButton className={buttonClassName("default", "sm")} />
             </>
           ) : (

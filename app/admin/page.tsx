@@ -2,9 +2,11 @@ import { dehydrate, HydrationBoundary, noop, QueryClient } from "@tanstack/react
 import type { Metadata } from "next";
 import styles from "@/components/admin/admin.module.css";
 import { PeopleSection } from "@/components/admin/people-section";
-import { peopleOptions, tokensOptions } from "@/components/admin/queries";
+import { DomainsSection } from "@/components/admin/domains-section";
+import { domainsOptions, peopleOptions, tokensOptions } from "@/components/admin/queries";
 import { TokensSection } from "@/components/admin/tokens-section";
 import { requireUser } from "@/lib/auth/session";
+import { listDomains } from "@/lib/domains/manage";
 import { listTokens } from "@/lib/tokens/list-tokens";
 import { listUsers } from "@/lib/users/list-users";
 
@@ -22,17 +24,21 @@ export default async function AdminPage() {
     queryClient
       .prefetchQuery({ ...tokensOptions(), queryFn: async () => ({ tokens: await listTokens() }) })
       .catch(noop),
+    queryClient
+      .prefetchQuery({ ...domainsOptions(), queryFn: async () => ({ domains: await listDomains() }) })
+      .catch(noop),
   ]);
   return (
     <div className={styles.page}>
       <h1 className={styles.title}>Administration</h1>
       <p className={styles.lead}>
-        Who signs in, and which programs hold tokens. Every change here goes to the decision log with the reason you
+        Who signs in and what they hold in which domain, and which programs hold tokens. Every change here goes to the decision log with the reason you
         give.
       </p>
       <HydrationBoundary state={dehydrate(queryClient)}>
         <PeopleSection viewerId={user.id} />
         <TokensSection />
+        <DomainsSection />
       </HydrationBoundary>
     </div>
   );

@@ -13,15 +13,16 @@ import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import { grantLabel } from "@/lib/domains/grant-label";
 import type { PersonView } from "@/lib/users/person-view";
 import styles from "./admin.module.css";
 import { OneTimeSecret } from "./one-time-secret";
-import { peopleOptions } from "./queries";
-import { type PersonAnswer, usePersonChange } from "./use-admin-mutations";
+import { domainsOptions, peopleOptions } from "./queries";
+import { type PersonAnswer, useGrantChange, usePersonChange } from "./use-admin-mutations";
 
 type Dialog =
   | { type: "invite" }
-  | { type: "role" | "disable" | "enable" | "password-link"; person: PersonView }
+  | { type: "role" | "disable" | "enable" | "password-link" | "grant" | "revoke"; person: PersonView }
   | { type: "link"; title: string; url: string; expiresAt: string };
 
 const STATE_BADGE = {
@@ -42,6 +43,10 @@ function dialogTitle(dialog: Dialog): string {
       return `Enable ${dialog.person.email}`;
     case "password-link":
       return `New password link for ${dialog.person.email}`;
+    case "grant":
+      return `Grant ${dialog.person.email} a role`;
+    case "revoke":
+      return `Take a grant from ${dialog.person.email}`;
     case "link":
       return dialog.title;
   }
@@ -72,6 +77,8 @@ function announce(dialog: Dialog, answer: PersonAnswer): string {
 export function PeopleSection({ viewerId }: { viewerId: string }) {
   const query = useQuery(peopleOptions());
   const change = usePersonChange();
+  const grantChange = useGrantChange();
+  const domainNames = (useQuery(domainsOptions()).data?.domains ?? []).map((d) => d.name);
   const { dialog, status, statusRef, open, show, close, done } = useChangeDialog<Dialog>();
   const people = query.data?.people ?? [];
 
@@ -85,8 +92,9 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
       }
     >
       <p className={styles.lead}>
-        Disabling someone or changing their role ends their open sessions at once. Bulk operations and automatic replays
-        running on their authority pause when they may no longer start them.
+        Disabling someone or changing their role ends their open sessions at once. A grant (a role in one domain, or
+        everywhere) works from their next request. Bulk operations and automatic replays running on their authority
+        pause when they may no longer start them.
       </p>
       <QueryState
         query={query}
@@ -100,6 +108,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
             <tr>
               <th scope="col">Email</th>
               <th scope="col">Role</th>
+              <th scope="col">Grants</th>
               <th scope="col">State</th>
               <th scope="col" className="rc-num">
                 Open sessions
@@ -113,6 +122,20 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
               <tr key={p.id}>
                 <td>{p.email}</td>
                 <td>{p.role}</td>
+                <td>
+                  {p.grants.length ? (
+                    <ul className={styles.grants} aria-label={`Grants of ${p.email}`}>
+                      {p.grants.map((g) => (
+                        <li key={`${g.role}:${g.domain ?? ""}:${g.source}`}>
+                          {grantLabel(g)}
+                          {g.source === "oidc" ? <span className="rc-muted"> (single sign-on)</span> : null}
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    <span className="rc-muted">none: may do nothing</span>
+                  )}
+                </td>
                 <td>
                   {STATE_BADGE[p.state]}
                   {p.disabledReason ? <div className="rc-muted">{p.disabledReason}</div> : null}
@@ -132,6 +155,24 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
                       >
                         Role…
                       </Button>
+                      <Button
+                        size="sm"
+                        aria-haspopup="dialog"
+                        aria-label={`Grant ${p.email} a role`}
+                        onClick={() => open({ type: "grant", person: p })}
+                      >
+                        Grant…
+                      </Button>
+                      {p.grants.some((g) => g.source === "manual") ? (
+                        <Button
+                          size="sm"
+                          aria-haspopup="dialog"
+                          aria-label={`Take a grant from ${p.email}`}
+                          onClick={() => open({ type: "revoke", person: p })}
+                        >
+                          Revoke grant…
+                        </Button>
+                      ) : null}
                       {p.state === "disabled" ? (
                         <Button
                           size="sm"
@@ -192,6 +233,22 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
             onSubmit={async (role, reason) => {
               const answer = await change.mutateAsync({ kind: "role", userId: dialog.person.id, role, reason });
               done(announce(dialog, answer));
+            }}
+          />
+        ) : dialog?.type === "grant" || dialog?.type === "revoke" ? (
+          <GrantForm
+            person={dialog.person}
+            mode={dialog.type}
+            domains={domainNames}
+            onSubmit={async (grant, reason) => {
+              const answer = await grantChange.mutateAsync({
+                kind: dialog.type === "grant" ? "grant" : "revoke",
+                userId: dialog.person.id,
+                ...grant,
+                reason,
+              });
+              const verb = dialog.type === "grant" ? "now holds" : "no longer holds";
+              done(`${answer.person.email} ${verb} ${grantLabel(grant)}.`);
             }}
           />
         ) : dialog && isReasonOnly(dialog) ? (
@@ -305,6 +362,95 @@ function RoleForm({
       }
       submitLabel="Change the role"
       onSubmit={(reason) => onSubmit(role, reason)}
+    />
+  );
+}
+
+/** `role|domain`: one option of the grant form's select (an empty domain: every domain). */
+const grantKey = (g: { role: string; domain: string | null }) => `${g.role}|${g.domain ?? ""}`;
+
+function GrantForm({
+  person,
+  mode,
+  domains,
+  onSubmit,
+}: {
+  person: PersonView;
+  mode: "grant" | "revoke";
+  domains: string[];
+  onSubmit: (grant: { role: PersonView["role"]; domain: string | null }, reason: string) => Promise<void>;
+}) {
+  const id = useId();
+  const [role, setRole] = useState<PersonView["role"]>("owner");
+  const [domain, setDomain] = useState<string>(domains[0] ?? "");
+  const held = person.grants.filter((g) => g.source === "manual");
+  const [revoked, setRevoked] = useState<string>(held[0] ? grantKey(held[0]) : "");
+  if (mode === "revoke") {
+    return (
+      <ReasonForm
+        explanation={
+          <p className={styles.lead}>
+            It stops working at their next request. Taking the last one leaves {person.email} able to do nothing.
+          </p>
+        }
+        fields={
+          <Field label="Grant" htmlFor={`${id}-grant`}>
+            <Select
+              id={`${id}-grant`}
+              data-autofocus=""
+              value={revoked}
+              onChange={(event) => setRevoked(event.target.value)}
+            >
+              {held.map((g) => (
+                <option key={grantKey(g)} value={grantKey(g)}>
+                  {grantLabel(g)}
+                </option>
+              ))}
+            </Select>
+          </Field>
+        }
+        submitLabel="Take the grant away"
+        danger
+        onSubmit={(reason) => {
+          const [r, d] = revoked.split("|");
+          return onSubmit({ role: r as PersonView["role"], domain: d || null }, reason);
+        }}
+      />
+    );
+  }
+  return (
+    <ReasonForm
+      explanation={<p className={styles.lead}>It works from their next request; their sessions do not end.</p>}
+      fields={
+        <>
+          <Field label="Role" htmlFor={`${id}-role`}>
+            <Select
+              id={`${id}-role`}
+              data-autofocus=""
+              value={role}
+              onChange={(event) => setRole(event.target.value as PersonView["role"])}
+            >
+              {PERSON_ROLES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </Select>
+          </Field>
+          <Field label="Where" htmlFor={`${id}-domain`}>
+            <Select id={`${id}-domain`} value={domain} onChange={(event) => setDomain(event.target.value)}>
+              {domains.map((d) => (
+                <option key={d} value={d}>
+                  in domain {d}
+                </option>
+              ))}
+              <option value="">in every domain</option>
+            </Select>
+          </Field>
+        </>
+      }
+      submitLabel="Grant"
+      onSubmit={(reason) => onSubmit({ role, domain: domain || null }, reason)}
     />
   );
 }

@@ -1,6 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { apiGet } from "@/lib/client/api";
 import { adminKeys } from "@/lib/client/query-keys";
+import type { DomainView } from "@/lib/domains/domain-view";
 import type { TokenView } from "@/lib/tokens/token-view";
 import type { PersonView } from "@/lib/users/person-view";
 
@@ -17,5 +18,12 @@ export function tokensOptions() {
   return queryOptions({
     queryKey: adminKeys.tokens(),
     queryFn: ({ signal }) => apiGet<{ tokens: TokenView[] }>("/api/v1/tokens", signal),
+  });
+}
+
+export function domainsOptions() {
+  return queryOptions({
+    queryKey: adminKeys.domains(),
+    queryFn: ({ signal }) => apiGet<{ domains: DomainView[] }>("/api/v1/domains", signal),
   });
 }

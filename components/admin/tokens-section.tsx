@@ -17,7 +17,7 @@ import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
 import type { TokenView } from "@/lib/tokens/token-view";
 import styles from "./admin.module.css";
 import { OneTimeSecret } from "./one-time-secret";
-import { tokensOptions } from "./queries";
+import { domainsOptions, tokensOptions } from "./queries";
 import { useIssueToken, useRevokeToken } from "./use-admin-mutations";
 
 type Dialog =
@@ -42,6 +42,7 @@ export function TokensSection() {
   const revoke = useRevokeToken();
   const { dialog, status, statusRef, open, show, close, done } = useChangeDialog<Dialog>();
   const tokens = query.data?.tokens ?? [];
+  const domainNames = (useQuery(domainsOptions()).data?.domains ?? []).map((d) => d.name);
 
   const title =
     dialog?.type === "create"
@@ -77,6 +78,7 @@ export function TokensSection() {
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Role</th>
+              <th scope="col">Domain</th>
               <th scope="col">Prefix</th>
               <th scope="col">State</th>
               <th scope="col">Created by</th>
@@ -91,6 +93,7 @@ export function TokensSection() {
               <tr key={t.id}>
                 <td>{t.name}</td>
                 <td>{t.role}</td>
+                <td>{t.domain ?? <span className="rc-muted">every domain</span>}</td>
                 <td className="rc-mono">{t.prefix}…</td>
                 <td>{STATE_BADGE[t.state]}</td>
                 <td>{t.createdBy ?? <span className="rc-muted">unknown</span>}</td>
@@ -128,6 +131,7 @@ export function TokensSection() {
           />
         ) : dialog?.type === "create" ? (
           <CreateTokenForm
+            domains={domainNames}
             onSubmit={async (input) => {
               const issued = await issue.mutateAsync(input);
               show({ type: "issued", name: issued.token.name, secret: issued.secret });
@@ -155,14 +159,23 @@ export function TokensSection() {
 }
 
 function CreateTokenForm({
+  domains,
   onSubmit,
 }: {
-  onSubmit: (input: { name: string; role: string; expiresInDays: number | null; reason: string }) => Promise<void>;
+  domains: string[];
+  onSubmit: (input: {
+    name: string;
+    role: string;
+    expiresInDays: number | null;
+    domain: string | null;
+    reason: string;
+  }) => Promise<void>;
 }) {
   const id = useId();
   const [name, setName] = useState("");
   const [role, setRole] = useState<string>("consumer");
   const [expiry, setExpiry] = useState<string>("90");
+  const [domain, setDomain] = useState<string>("");
   return (
     <ReasonForm
       fields={
@@ -191,6 +204,25 @@ function CreateTokenForm({
               ))}
             </Select>
           </Field>
+          <Field
+            label="Domain"
+            htmlFor={`${id}-domain`}
+            hint="A scoped token reports and claims only that domain's kinds."
+          >
+            <Select
+              id={`${id}-domain`}
+              aria-describedby={`${id}-domain-hint`}
+              value={domain}
+              onChange={(event) => setDomain(event.target.value)}
+            >
+              <option value="">every domain</option>
+              {domains.map((d) => (
+                <option key={d} value={d}>
+                  {d}
+                </option>
+              ))}
+            </Select>
+          </Field>
           <Field label="Expires" htmlFor={`${id}-expiry`}>
             <Select id={`${id}-expiry`} value={expiry} onChange={(event) => setExpiry(event.target.value)}>
               {EXPIRY_DAYS.map((days) => (
@@ -206,7 +238,13 @@ function CreateTokenForm({
       required={[{ id: `${id}-name`, filled: name.trim() !== "", message: "Name the token." }]}
       submitLabel="Create the token"
       onSubmit={(reason) =>
-        onSubmit({ name: name.trim(), role, expiresInDays: expiry === "never" ? null : Number(expiry), reason })
+        onSubmit({
+          name: name.trim(),
+          role,
+          expiresInDays: expiry === "never" ? null : Number(expiry),
+          domain: domain || null,
+          reason,
+        })
       }
     />
   );

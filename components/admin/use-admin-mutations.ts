@@ -1,7 +1,7 @@
 "use client";
 
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { apiPost } from "@/lib/client/api";
+import { apiDelete, apiPost, apiPut } from "@/lib/client/api";
 import { adminKeys, operationKeys } from "@/lib/client/query-keys";
 import type { TokenView } from "@/lib/tokens/token-view";
 import type { PersonView } from "@/lib/users/person-view";
@@ -52,7 +52,11 @@ export interface IssuedToken {
 
 export function useIssueToken() {
   const queryClient = useQueryClient();
-  return useMutation<IssuedToken, Error, { name: string; role: string; expiresInDays: number | null; reason: string }>({
+  return useMutation<
+    IssuedToken,
+    Error,
+    { name: string; role: string; expiresInDays: number | null; domain: string | null; reason: string }
+  >({
     mutationFn: (body) => apiPost<IssuedToken>("/api/v1/tokens", body),
     onSettled: () => queryClient.invalidateQueries({ queryKey: adminKeys.tokens() }),
   });
@@ -66,5 +70,44 @@ export function useRevokeToken() {
       void queryClient.invalidateQueries({ queryKey: operationKeys.all });
       return queryClient.invalidateQueries({ queryKey: adminKeys.tokens() });
     },
+  });
+}
+
+export type GrantChange = { kind: "grant" | "revoke"; userId: string; role: string; domain: string | null; reason: string };
+
+/** Adds or removes one grant; people and domains (which list who holds them) are read again. */
+export function useGrantChange() {
+  const queryClient = useQueryClient();
+  return useMutation<PersonAnswer, Error, GrantChange>({
+    mutationFn: ({ kind, userId, ...body }) => {
+      const path = `/api/v1/people/${encodeURIComponent(userId)}/grants`;
+      return kind === "grant" ? apiPost<PersonAnswer>(path, body) : apiDelete<PersonAnswer>(path, body);
+    },
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: operationKeys.all });
+      void queryClient.invalidateQueries({ queryKey: adminKeys.domains() });
+      return queryClient.invalidateQueries({ queryKey: adminKeys.people() });
+    },
+  });
+}
+
+export type DomainChange =
+  | { kind: "create"; name: string; kinds: string[]; description: string | null; reason: string }
+  | { kind: "update"; name: string; kinds: string[]; description: string | null; reason: string }
+  | { kind: "remove"; name: string; reason: string };
+
+export function useDomainChange() {
+  const queryClient = useQueryClient();
+  return useMutation<unknown, Error, DomainChange>({
+    mutationFn: (change) => {
+      if (change.kind === "create") {
+        const { kind: _, ...body } = change;
+        return apiPost("/api/v1/domains", body);
+      }
+      const path = `/api/v1/domains/${encodeURIComponent(change.name)}`;
+      if (change.kind === "remove") return apiDelete(path, { reason: change.reason });
+      return apiPut(path, { kinds: change.kinds, description: change.description, reason: change.reason });
+    },
+    onSettled: () => queryClient.invalidateQueries({ queryKey: adminKeys.domains() }),
   });
 }

@@ -39,4 +39,5 @@ export const adminKeys = {
   all: ["admin"] as const,
   people: () => [...adminKeys.all, "people"] as const,
   tokens: () => [...adminKeys.all, "tokens"] as const,
+  domains: () => [...adminKeys.all, "domains"] as const,
 };

@@ -439,6 +439,7 @@ const PEOPLE_AND_TOKENS: ApiOperation[] = [
     body: inviteSchema,
     answers: {
       ...ok("The invited person and their link.", body.invitedSchema, 201),
+      404: error("No such domain (`domain`, ADR 0029)."),
       409: error("The email is taken (`email-taken`)."),
     },
   },

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 
 // The inputs of /api/v1/people (docs/api-additions.md), shared by the routes and the admin page.
@@ -12,6 +13,8 @@ export const inviteSchema = z
       .max(320)
       .transform((e) => e.toLowerCase()),
     role: z.enum(PERSON_ROLES),
+    /** The first grant's domain (ADR 0029); null or absent: the role in every domain. */
+    domain: domainNameSchema.nullable().optional(),
     reason: reasonSchema,
   })
   .meta({ id: "InviteRequest" });
