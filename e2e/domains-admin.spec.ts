@@ -56,7 +56,9 @@ test("an admin adds a domain and grants a person owner of it; the person's heade
   await theirs.goto("/reviews");
   await expect(theirs.getByTitle("Your role")).toHaveText("support");
 
-  await personRow(page, person.email).getByRole("button", { name: `Grant ${person.email} a role` }).click();
+  await personRow(page, person.email)
+    .getByRole("button", { name: `Grant ${person.email} a role` })
+    .click();
   const grant = page.getByRole("dialog", { name: `Grant ${person.email} a role` });
   await grant.getByLabel("Role").selectOption("owner");
   await grant.getByLabel("Where").selectOption(name);

@@ -32,8 +32,8 @@ export default async function AdminPage() {
     <div className={styles.page}>
       <h1 className={styles.title}>Administration</h1>
       <p className={styles.lead}>
-        Who signs in and what they hold in which domain, and which programs hold tokens. Every change here goes to the decision log with the reason you
-        give.
+        Who signs in and what they hold in which domain, and which programs hold tokens. Every change here goes to the
+        decision log with the reason you give.
       </p>
       <HydrationBoundary state={dehydrate(queryClient)}>
         <PeopleSection viewerId={user.id} />

@@ -80,11 +80,7 @@ export function DomainsSection() {
                   )}
                 </td>
                 <td>
-                  {d.tokens.length ? (
-                    d.tokens.map((t) => t.name).join(", ")
-                  ) : (
-                    <span className="rc-muted">none</span>
-                  )}
+                  {d.tokens.length ? d.tokens.map((t) => t.name).join(", ") : <span className="rc-muted">none</span>}
                 </td>
                 <td>
                   <div className={styles.actions}>

@@ -73,7 +73,13 @@ export function useRevokeToken() {
   });
 }
 
-export type GrantChange = { kind: "grant" | "revoke"; userId: string; role: string; domain: string | null; reason: string };
+export type GrantChange = {
+  kind: "grant" | "revoke";
+  userId: string;
+  role: string;
+  domain: string | null;
+  reason: string;
+};
 
 /** Adds or removes one grant; people and domains (which list who holds them) are read again. */
 export function useGrantChange() {
@@ -101,8 +107,8 @@ export function useDomainChange() {
   return useMutation<unknown, Error, DomainChange>({
     mutationFn: (change) => {
       if (change.kind === "create") {
-        const { kind: _, ...body } = change;
-        return apiPost("/api/v1/domains", body);
+        const { name, kinds, description, reason } = change;
+        return apiPost("/api/v1/domains", { name, kinds, description, reason });
       }
       const path = `/api/v1/domains/${encodeURIComponent(change.name)}`;
       if (change.kind === "remove") return apiDelete(path, { reason: change.reason });

@@ -9,7 +9,9 @@ export function grantLabel(grant: Pick<Grant, "role" | "domain">): string {
 /** Every grant, global first: `auditor, owner · payments`. */
 export function grantsLabel(grants: readonly Pick<Grant, "role" | "domain">[]): string {
   return [...grants]
-    .sort((a, b) => (a.domain === null ? 0 : 1) - (b.domain === null ? 0 : 1) || grantLabel(a).localeCompare(grantLabel(b)))
+    .sort(
+      (a, b) => (a.domain === null ? 0 : 1) - (b.domain === null ? 0 : 1) || grantLabel(a).localeCompare(grantLabel(b)),
+    )
     .map(grantLabel)
     .join(", ");
 }
