@@ -1,6 +1,7 @@
 import { grantsOf, type Actor } from "@/lib/auth/actor";
 import { domainsWhere } from "@/lib/domains/access";
 import { db } from "@/lib/db/client";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { stringifyWithRaw } from "@review-console/contract";
 import type { ClaimedReplay } from "@review-console/consumer";
 import type { ClaimRequest } from "./schema";
@@ -31,7 +32,8 @@ export function claimHolder(actor: Actor): string {
 export async function claimDueReplays(request: ClaimRequest, actor: Actor): Promise<ClaimedReplay[]> {
   const consumer = request.consumer;
   const kinds = request.kinds ?? null;
-  // A scoped token claims only replays of its domains' kinds (ADR 0029); null: every kind.
+  // A scoped token claims only replays of its domains' kinds (ADR 0029); an unscoped claim's
+  // statement is unchanged.
   const where = domainsWhere(grantsOf(actor), "replays.claim");
   const domains = where === "all" ? null : where;
   return db().$queryRaw<ClaimedReplay[]>`
@@ -42,7 +44,7 @@ WITH due AS (
    WHERE ((r.state = 'scheduled' AND r.run_at <= now())
           OR (r.state = 'claimed' AND r.claim_expires_at < now()))
      AND (${kinds}::text[] IS NULL OR rr.kind = ANY(${kinds}::text[]))
-     AND (${domains}::text[] IS NULL OR domain_of_kind(rr.kind) = ANY(${domains}::text[]))
+     ${domains === null ? Prisma.empty : Prisma.sql`AND domain_of_kind(rr.kind) = ANY(${domains}::text[])`}
      -- A paused bulk operation holds back its replays that no consumer has taken yet.
      AND (r.operation_id IS NULL OR NOT EXISTS (
        SELECT 1 FROM bulk_operations op WHERE op.id = r.operation_id AND op.state = 'paused'))
