@@ -23,7 +23,7 @@ export default async function OperationsPage() {
   await queryClient
     .infiniteQuery({
       ...operationsListOptions(),
-      queryFn: (): Promise<OperationsListPage> => listOperations({ limit: OPERATIONS_PAGE_SIZE }, user.role),
+      queryFn: (): Promise<OperationsListPage> => listOperations({ limit: OPERATIONS_PAGE_SIZE }, user.grants),
     })
     .catch(noop);
   return (

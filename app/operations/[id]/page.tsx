@@ -16,7 +16,7 @@ export const metadata: Metadata = { title: "Operation · Review Console" };
 export default async function OperationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await requireUser("operations.read", `/operations/${encodeURIComponent(id)}`);
-  const operation = isUuid(id) ? await getOperation(id, user.role) : null;
+  const operation = isUuid(id) ? await getOperation(id, user.grants) : null;
   if (!operation) notFound();
 
   const queryClient = new QueryClient();
