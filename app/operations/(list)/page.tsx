@@ -30,7 +30,7 @@ export default async function OperationsPage() {
     <div className={styles.page}>
       <div className={styles.titleRow}>
         <h1 className={styles.title}>Bulk operations</h1>
-        {allowedOperationActions(user.role).length > 0 ? (
+        {allowedOperationActions(user.grants).length > 0 ? (
           <Link className={buttonClassName("primary")} href="/operations/new">
             New operation
           </Link>
@@ -44,7 +44,7 @@ export default async function OperationsPage() {
       <HydrationBoundary state={dehydrate(queryClient)}>
         <OperationsList />
       </HydrationBoundary>
-      <AutoReplaySettings role={user.role} />
+      <AutoReplaySettings role={user.role} grants={user.grants} />
     </div>
   );
 }

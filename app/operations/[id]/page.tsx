@@ -23,7 +23,7 @@ export default async function OperationPage({ params }: { params: Promise<{ id: 
   queryClient.setQueryData(operationKeys.detail(id), operation);
   return (
     <HydrationBoundary state={dehydrate(queryClient)}>
-      <OperationView id={id} role={user.role} />
+      <OperationView id={id} role={user.role} grants={user.grants} />
     </HydrationBoundary>
   );
 }
