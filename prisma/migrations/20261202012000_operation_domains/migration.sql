@@ -6,7 +6,7 @@ ALTER TABLE "bulk_operations" ADD COLUMN "domains" TEXT[] NOT NULL DEFAULT '{}';
 
 -- Operations created before domains: the domains of their items' kinds as they are now.
 UPDATE "bulk_operations" o SET "domains" = d.domains
-  FROM (SELECT i."operation_id", array_agg(DISTINCT COALESCE(domain_of_kind(r."kind"), '(none)') ORDER BY 1) AS domains
+  FROM (SELECT i."operation_id", array_agg(DISTINCT COALESCE(domain_of_kind(r."kind"), '(none)')) AS domains
           FROM "bulk_operation_items" i JOIN "review_records" r ON r."id" = i."review_id"
          GROUP BY i."operation_id") d
  WHERE d."operation_id" = o."id";
