@@ -277,13 +277,13 @@ async function send(
   });
   const response = await handler(request, { params: Promise.resolve(options.params ?? {}) });
   const text = await response.text();
-  const json = (response.headers.get("content-type") ?? "").includes("json");
+  const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
   return { status: response.status, body: json && text ? JSON.parse(text) : text };
 }
 
 async function handlerOf(op: ApiOperation) {
-  const module = (await import(path.join(APP_DIR, op.route.slice(1), "route.ts"))) as Record<string, unknown>;
-  const handler = module[op.method];
+  const routeModule = (await import(path.join(APP_DIR, op.route.slice(1), "route.ts"))) as Record<string, unknown>;
+  const handler = routeModule[op.method];
   if (typeof handler !== "function") throw new Error(`${keyOf(op)}: no handler`);
   return handler as Handler;
 }

@@ -106,7 +106,7 @@ describe("bulk operations and domains", () => {
     const owner = await token("owner", "payments");
     const created = await call(createOperationRoute, {
       token: owner,
-      body: { action: "note", reason: "scoped", selection: { type: "filter", filter: { status: ["open"] } } },
+      body: { action: "note", reason: "scoped", selection: { type: "filter", filter: { status: "open" } } },
     });
     expect(created.status).toBe(201);
     expect(created.body.total).toBe(3);
