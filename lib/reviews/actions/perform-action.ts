@@ -100,7 +100,7 @@ export async function performActionInTx(
     const where = record.domain === null ? "" : ` in domain ${record.domain}`;
     throw forbidden("forbidden", `role ${actor.role} may not ${request.action}${where}`, {
       reviewId: recordId,
-      details: { action: request.action, domain: record.domain },
+      details: { action: request.action, ...(record.domain !== null ? { domain: record.domain } : {}) },
     });
   }
   if (refusal) {
