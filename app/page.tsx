@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { can } from "@/lib/auth/roles";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 import { currentUser } from "@/lib/auth/session";
 
 // The home page has nothing of its own: signed-out people go to the login page, owners and
@@ -9,5 +9,7 @@ export default async function Home() {
   const user = await currentUser();
   if (!user) redirect("/login");
   if (user.role === "owner" || user.role === "support") redirect("/overview");
-  redirect(!can(user.role, "reviews.read") && can(user.role, "audit.read") ? "/audit" : "/reviews");
+  redirect(
+    !holdsPermission(user.grants, "reviews.read") && holdsPermission(user.grants, "audit.read") ? "/audit" : "/reviews",
+  );
 }

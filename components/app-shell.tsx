@@ -3,9 +3,10 @@ import type { ReactNode } from "react";
 import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
-import { can, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
 import type { Grant } from "@/lib/domains/grant";
 import { grantsLabel } from "@/lib/domains/grant-label";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 
 export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference";
 
@@ -13,8 +14,8 @@ export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "ad
 export interface ShellUser {
   email: string;
   role: Role;
-  /** Where each role holds (ADR 0029); shown after the headline role when any is scoped. */
-  grants?: Grant[];
+  /** What they may do where (ADR 0029, 0030): shown after the headline role when any is scoped; without, the role counts everywhere. */
+  grants?: readonly Grant[];
 }
 
 const NAV: {
@@ -46,7 +47,9 @@ export function AppShell({
   current?: ShellSection;
   children: ReactNode;
 }) {
-  const links = user ? NAV.filter((item) => !item.permission || can(user.role, item.permission)) : [];
+  const links = user
+    ? NAV.filter((item) => !item.permission || holdsPermission(user.grants ?? user.role, item.permission))
+    : [];
   return (
     <>
       <a className="rc-skip-link" href="#main">
@@ -91,7 +94,9 @@ export function AppShell({
         </div>
       </header>
       <main id="main" className="rc-shell-main" tabIndex={-1}>
-        <ViewerRoleProvider role={user?.role ?? null}>{children}</ViewerRoleProvider>
+        <ViewerRoleProvider role={user?.role ?? null} grants={user?.grants ?? null}>
+          {children}
+        </ViewerRoleProvider>
       </main>
     </>
   );

@@ -23,12 +23,15 @@ export default async function OverviewPage({
 }: {
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
-  await requireUser("reviews.read", "/overview");
+  const user = await requireUser("reviews.read", "/overview");
   const requested = (await searchParams).window;
   const window = typeof requested === "string" && isWindow(requested) ? requested : "24h";
   const queryClient = new QueryClient();
   await queryClient
-    .prefetchQuery({ ...overviewOptions(window), queryFn: (): Promise<Overview> => overview({ window }) })
+    .prefetchQuery({
+      ...overviewOptions(window),
+      queryFn: (): Promise<Overview> => overview({ window }, new Date(), user.grants),
+    })
     .catch(noop);
   // The page stays usable without it (e.g. a runtime role not yet granted the table).
   const checkpoint = await latestStoredCheckpoint().catch((error: unknown) => {

@@ -10,7 +10,9 @@ import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import { can, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 import type { KindAutoReplay } from "@/lib/operations/types";
 import { formatCount } from "./model";
 import styles from "./operations.module.css";
@@ -22,11 +24,12 @@ import { useSetAutoReplay } from "./use-operation-mutations";
  * Per kind: whether held sequence-gap records whose predecessor has since been applied ("ready")
  * replay by themselves. Owners switch it, with a reason; everyone else reads it.
  */
-export function AutoReplaySettings({ role }: { role: Role }) {
+export function AutoReplaySettings({ role, grants }: { role: Role; grants?: readonly Grant[] }) {
   const query = useQuery({ ...autoReplayOptions(), refetchInterval: 10_000 });
   const mutation = useSetAutoReplay();
   const { dialog: editing, status, statusRef, open, close, done } = useChangeDialog<KindAutoReplay>();
-  const mayChange = can(role, "reviews.resolve");
+  // The list holds the kinds of the person's domains only (ADR 0030); the API checks each switch.
+  const mayChange = holdsPermission(grants ?? role, "reviews.resolve");
   const kinds = query.data?.kinds ?? [];
   // A switch paused for lost authority is on but idle: turning it on again puts it on yours.
   const turningOn = editing ? !editing.autoReplayReady || editing.pausedReason !== null : false;

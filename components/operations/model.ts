@@ -1,5 +1,7 @@
 import type { Tone } from "@/components/ui/badge";
-import { can, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 import {
   LIVE_OPERATION_STATES,
   OPERATION_ACTIONS,
@@ -108,9 +110,14 @@ export const ITEM_STATE_ORDER: ItemState[] = [
   "not-dispatched",
 ];
 
-/** The actions this role may start (and control): replay and cancel need an owner, a note owner or support. */
-export function allowedOperationActions(role: Role): OperationAction[] {
-  return OPERATION_ACTIONS.filter((action) => can(role, action === "note" ? "reviews.note" : "reviews.resolve"));
+/**
+ * The actions this role (or these grants, in some domain: ADR 0030) may start and control: replay
+ * and cancel need an owner, a note owner or support.
+ */
+export function allowedOperationActions(who: Role | readonly Grant[]): OperationAction[] {
+  return OPERATION_ACTIONS.filter((action) =>
+    holdsPermission(who, action === "note" ? "reviews.note" : "reviews.resolve"),
+  );
 }
 
 /** While the operation can still move by itself, its page refreshes every second or two. */

@@ -7,6 +7,7 @@ import { Choice, Field, FieldError, Fieldset, Textarea } from "@/components/ui/f
 import { type IssueLink, Notice, type Problem, ProblemNotice } from "@/components/ui/notice";
 import { Section } from "@/components/ui/section";
 import type { Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
 import { ApiRequestError } from "@/lib/client/api";
 import type { OperationAction } from "@/lib/operations/types";
 import { ChooseSelection } from "./choose-selection";
@@ -100,14 +101,17 @@ function CountLine({ count }: { count: SelectionCount | null }) {
 export function NewOperationForm({
   params,
   role,
+  grants,
   count = null,
 }: {
   params: NewOperationParams;
   role: Role;
+  /** The person's grants (ADR 0030): which actions are offered; without, the role everywhere. */
+  grants?: readonly Grant[];
   count?: SelectionCount | null;
 }) {
   const router = useRouter();
-  const allowed = allowedOperationActions(role);
+  const allowed = allowedOperationActions(grants ?? role);
   const [draft, setDraft] = useState<OperationDraft>(() =>
     newDraft(allowed.includes(params.action) ? params.action : (allowed[0] ?? "note"), count?.count ?? null),
   );

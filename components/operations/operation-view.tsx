@@ -3,7 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
-import { can, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 import { Notice } from "@/components/ui/notice";
 import { Topline } from "@/components/ui/topline";
 import { DryRunSection } from "./dry-run-section";
@@ -24,7 +26,8 @@ function clockTime(ms: number): string {
 }
 
 /** One bulk operation, live while it runs (docs/operations.md). */
-export function OperationView({ id, role }: { id: string; role: Role }) {
+/** `grants`: the person's (ADR 0030); the decision log's section needs a global grant. */
+export function OperationView({ id, role, grants }: { id: string; role: Role; grants?: readonly Grant[] }) {
   const query = useQuery(operationOptions(id));
   const operation = query.data;
 
@@ -89,7 +92,7 @@ export function OperationView({ id, role }: { id: string; role: Role }) {
       <DryRunSection operation={operation} live={live} />
       <OperationSummary operation={operation} />
       <OutcomesSection operation={operation} live={live} />
-      {can(role, "audit.read") ? <OperationLog operationId={operation.id} live={live} /> : null}
+      {holdsPermission(grants ?? role, "audit.read") ? <OperationLog operationId={operation.id} live={live} /> : null}
     </div>
   );
 }

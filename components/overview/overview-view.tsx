@@ -91,8 +91,14 @@ function Figure({ label, children }: { label: string; children: ReactNode }) {
 
 function Waiting({ overview }: { overview: Overview }) {
   const oldest = overview.oldestOpen;
+  // Scoped readers see their domains only (ADR 0030); global ones learn what lies in no domain.
+  const domains = overview.scope?.domains;
+  const note = domains
+    ? `Records in status open, in ${domains.join(", ") || "none of the domains"}`
+    : "Records in status open";
+  const noDomain = overview.scope?.openInNoDomain;
   return (
-    <Section title="Waiting now" note="Records in status open">
+    <Section title="Waiting now" note={note}>
       <dl className={styles.figures}>
         <Figure label="Open">
           <Link href="/reviews?status=open">{formatCount(overview.open.total)}</Link>
@@ -115,6 +121,11 @@ function Waiting({ overview }: { overview: Overview }) {
             "none"
           )}
         </Figure>
+        {noDomain !== null && noDomain !== undefined ? (
+          <Figure label="In no domain">
+            <span data-testid="open-in-no-domain">{formatCount(noDomain)}</span>
+          </Figure>
+        ) : null}
       </dl>
     </Section>
   );

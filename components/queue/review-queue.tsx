@@ -2,9 +2,9 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
-import { can } from "@/lib/auth/roles";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 import { allowedOperationActions } from "@/components/operations/model";
-import { useViewerRole } from "@/components/operations/viewer-role";
+import { useViewerAuthority } from "@/components/operations/viewer-role";
 import { ListFooter, ListHeading } from "@/components/ui/list";
 import { describeError } from "@/components/ui/states";
 import { formatAge, formatUtc } from "@/components/ui/time";
@@ -39,7 +39,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   const state = useMemo(() => readQueueState((key) => params.get(key)), [params]);
   const now = useNow(initialNow);
   const resultsRef = useRef<HTMLElement>(null);
-  const role = useViewerRole();
+  const role = useViewerAuthority();
   const bulkActions = role ? allowedOperationActions(role) : [];
   // Ticks belong to one set of filters: changing the filters starts a new selection.
   const filtersKey = JSON.stringify(state.filters);
@@ -187,7 +187,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
         state={state}
         reasons={stats.data ? Object.keys(stats.data.byReason).sort() : []}
         setParams={setParams}
-        canBeAssigned={role ? can(role, "reviews.assign") : false}
+        canBeAssigned={role ? holdsPermission(role, "reviews.assign") : false}
       />
 
       <section

@@ -9,7 +9,7 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { StatusLine } from "@/components/ui/states";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import type { Role } from "@/lib/auth/roles";
+import type { Authority } from "@/lib/reviews/action-rules";
 import { apiGet } from "@/lib/client/api";
 import { actionRefusal } from "@/lib/reviews/action-rules";
 import styles from "./controls.module.css";
@@ -41,7 +41,7 @@ function display(person: { name: string; email: string }): string {
  * themselves or to another owner or support person, or unassign it, each with a reason that goes
  * to the history and the decision log.
  */
-export function Assignment({ record, role, userId }: { record: ReviewDetail; role: Role; userId?: string }) {
+export function Assignment({ record, role, userId }: { record: ReviewDetail; role: Authority; userId?: string }) {
   const { dialog, status, statusRef, open, close, done } = useChangeDialog<Change>();
   const mutation = useRecordAction(record.id);
   const assignee = record.assignee ?? null;

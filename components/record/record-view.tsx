@@ -1,6 +1,8 @@
 "use client";
 
 import type { Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
+import type { Authority } from "@/lib/reviews/action-rules";
 import { Topline } from "@/components/ui/topline";
 import { ActionPanel } from "./actions/action-panel";
 import { Assignment } from "./assignment";
@@ -43,7 +45,22 @@ function RefreshStatus({ updatedAt, fetching, error }: { updatedAt: number; fetc
   );
 }
 
-export function RecordView({ id, role, userId }: { id: string; role: Role; userId?: string }) {
+/**
+ * `grants`: the person's (ADR 0030): which controls show is read against the record's domain.
+ * Without them the role counts everywhere.
+ */
+export function RecordView({
+  id,
+  role,
+  grants,
+  userId,
+}: {
+  id: string;
+  role: Role;
+  grants?: readonly Grant[];
+  userId?: string;
+}) {
+  const who: Authority = grants ?? role;
   const query = useRecord(id);
   const record = query.data;
 
@@ -68,9 +85,9 @@ export function RecordView({ id, role, userId }: { id: string; role: Role; userI
         />
       </Topline>
       <RecordHeader record={record} />
-      <ActionPanel record={record} role={role} />
-      <ScheduledReplayControls record={record} role={role} />
-      <Assignment record={record} role={role} userId={userId} />
+      <ActionPanel record={record} role={role} who={who} />
+      <ScheduledReplayControls record={record} role={who} />
+      <Assignment record={record} role={who} userId={userId} />
       <div className={styles.columns}>
         <div className={styles.mainColumn}>
           <MessageSection messageText={record.messageText} />

@@ -8,7 +8,7 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { StatusLine } from "@/components/ui/states";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import type { Role } from "@/lib/auth/roles";
+import type { Authority } from "@/lib/reviews/action-rules";
 import { actionRefusal } from "@/lib/reviews/action-rules";
 import { Time } from "./badges";
 import { formatUtc } from "@/components/ui/time";
@@ -44,7 +44,7 @@ function instantOf(local: string): Date | null {
  * scheduled and no consumer has claimed it. Each needs a reason; the server refuses (409) when a
  * consumer claims it meanwhile, or when a bulk operation owns it.
  */
-export function ScheduledReplayControls({ record, role }: { record: ReviewDetail; role: Role }) {
+export function ScheduledReplayControls({ record, role }: { record: ReviewDetail; role: Authority }) {
   const { dialog, status, statusRef, open, close, done } = useChangeDialog<Control>();
   const mutation = useRecordAction(record.id);
   const replay = record.replays.find((r) => r.state === "scheduled");

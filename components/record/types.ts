@@ -67,6 +67,8 @@ export interface HeldRecord {
 export interface ReviewDetail extends Omit<ReviewListItem, "ready" | "assignee"> {
   /** Who the record is assigned to (ADR 0028); optional here like `ready`: older servers omit it. */
   assignee?: AssigneeRef | null;
+  /** The domain of the record's kind, or null (ADR 0030); optional: older servers omit it. */
+  domain?: string | null;
   reportCount: number;
   lastError: string | null;
   payloadSchema: string | null;

@@ -1,7 +1,8 @@
 import { forbidden, Refusal } from "@/lib/domain/refusal";
 import { requestOrigin, sessionUser } from "./better-auth";
+import { holdsPermission } from "@/lib/domains/scope-rules";
 import { globalGrant, type Grant } from "@/lib/domains/grant";
-import { can, type Permission, type Role } from "./roles";
+import type { Permission, Role } from "./roles";
 import { findTokenActor } from "./tokens";
 
 export interface Actor {
@@ -99,12 +100,14 @@ function ownOrigins(request: Request): Set<string> {
 }
 
 /**
- * Refuses (`forbidden`) unless the role allows it; apiRoute records the refusal like every refused
- * authorization (lib/http/refusal-response.ts). `reviewId` links it to the record it was about,
- * so the record's own log shows the refused attempt.
+ * Refuses (`forbidden`) unless one of the actor's grants allows it somewhere (ADR 0030: the coarse
+ * check; what a route then reads or changes is checked against the record's domain), or, for a
+ * permission only global grants carry (the decision log), everywhere. apiRoute
+ * records the refusal like every refused authorization (lib/http/refusal-response.ts).
+ * `reviewId` links it to the record it was about, so the record's own log shows the refused attempt.
  */
-export function authorize(actor: Pick<Actor, "role">, permission: Permission, reviewId?: string): void {
-  if (can(actor.role, permission)) return;
+export function authorize(actor: Pick<Actor, "role" | "grants">, permission: Permission, reviewId?: string): void {
+  if (holdsPermission(grantsOf(actor), permission)) return;
   const reason = `role ${actor.role} may not ${permission}`;
   throw forbidden("forbidden", reason, { reviewId: reviewId ?? null, details: { permission } });
 }

@@ -6,7 +6,8 @@ import { recordForbidden } from "@/lib/http/refusal-response";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
 import type { Grant } from "@/lib/domains/grant";
-import { can, type Permission } from "./roles";
+import { holdsPermission } from "@/lib/domains/scope-rules";
+import type { Permission } from "./roles";
 
 // The signed-in person for server components, pages and route handlers. API handlers go
 // through authenticate() in ./actor.ts instead (tokens too, and the cross-site rule).
@@ -46,14 +47,14 @@ const refusePage = cache(async (user: SessionUser, permission: Permission, path:
 });
 
 /**
- * For server-component pages: redirects to /login?next=<path> when signed out; when the role
- * lacks `permission`, records the refusal (refusePage) and renders Next's forbidden()
+ * For server-component pages: redirects to /login?next=<path> when signed out; when none of the
+ * person's grants allows `permission` anywhere (ADR 0030), records the refusal (refusePage) and renders Next's forbidden()
  * (app/forbidden.tsx).
  */
 export async function requireUser(permission?: Permission, path?: string): Promise<SessionUser> {
   const user = await currentUser();
   if (!user) redirect(loginPath(path));
-  if (permission && !can(user.role, permission)) {
+  if (permission && !holdsPermission(user.grants, permission)) {
     await refusePage(user, permission, path ?? null);
     forbidden();
   }

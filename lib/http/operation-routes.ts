@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { getOperation, operationExists } from "@/lib/operations/view";
@@ -15,14 +15,17 @@ export function operationIdOf(params: { operationId: string }): string {
   return params.operationId.toLowerCase();
 }
 
-/** Refuses (404) an operation that does not exist, for the routes that list what belongs to it. */
-export async function requireOperation(id: string): Promise<void> {
-  if (!(await operationExists(id))) throw notFound(`no operation ${id}`);
+/**
+ * Refuses (404) an operation that does not exist, or that the actor may not read (its records lie
+ * outside their domains: ADR 0030), for the routes that list what belongs to it.
+ */
+export async function requireOperation(id: string, actor: Actor): Promise<void> {
+  if (!(await operationExists(id, grantsOf(actor)))) throw notFound(`no operation ${id}`);
 }
 
 /** The operation as the caller sees it (its `controls` depend on the caller's role). */
 export async function operationResponse(id: string, actor: Actor, status = 200): Promise<Response> {
-  const view = await getOperation(id, actor.role);
+  const view = await getOperation(id, grantsOf(actor));
   if (!view) throw notFound(`no operation ${id}`);
   return Response.json(view, { status });
 }

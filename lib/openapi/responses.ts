@@ -142,6 +142,7 @@ const recordOperationRefSchema = z.object({
 
 export const reviewDetailSchema = reviewListItemSchema
   .extend({
+    domain: z.string().nullable().meta({ description: "The domain of the record's kind, or null (ADR 0030)." }),
     reportCount: z.int(),
     payloadSchema: z.string().nullable(),
     source: json,
@@ -486,6 +487,17 @@ export const overviewSchema = z
         }),
       ),
     }),
+    scope: z
+      .object({
+        domains: z
+          .array(z.string())
+          .nullable()
+          .meta({ description: "The reader's domains the figures cover; null: every domain (a global grant)." }),
+        openInNoDomain: z.int().nullable().meta({
+          description: "For a reader of every domain: open records whose kind is in no domain (null otherwise).",
+        }),
+      })
+      .meta({ description: "Whose records the figures cover (ADR 0030)." }),
     estimates: z
       .array(z.literal("resolution"))
       .meta({ description: "The parts of the answer that are estimates, not exact figures." }),

@@ -1,4 +1,7 @@
-import { can, type Permission, type Role } from "@/lib/auth/roles";
+import type { Permission, Role } from "@/lib/auth/roles";
+import { canAnywhere } from "@/lib/domains/access";
+import type { Grant } from "@/lib/domains/grant";
+import { domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/domains/scope";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { isUuid } from "@/lib/domain/ids";
@@ -21,10 +24,12 @@ export const AUTO_REPLAY_SWITCH_ACTOR = "system:auto-replay";
 /** Automatic replay of ready records schedules replays: the permission to resolve records. */
 export const AUTO_REPLAY_PERMISSION: Permission = "reviews.resolve";
 
-/** Where an actor stands now: its role, or why it no longer counts at all. */
+/** Where an actor stands now: its role and grants, or why it no longer counts at all. */
 interface Standing {
   label: string;
   role: Role | null;
+  /** A person's role_grants, a token's one grant (ADR 0030), as they are now. */
+  grants: Grant[];
   /** Set when the actor may do nothing any more: disabled, revoked, expired, gone. */
   gone: string | null;
 }
@@ -42,41 +47,74 @@ async function standingOf(tx: Tx, authority: string | null): Promise<Standing | 
     const rows = await tx.$queryRaw<{ email: string; role: Role; banned: boolean }[]>`
       SELECT email, role::text AS role, banned FROM users WHERE id = ${id}::uuid`;
     const user = rows[0];
-    if (!user) return { label: authority!, role: null, gone: `${authority} no longer exists` };
+    if (!user) return { label: authority!, role: null, grants: [], gone: `${authority} no longer exists` };
     const label = `user:${user.email}`;
-    return { label, role: user.role, gone: user.banned ? `${label} was disabled` : null };
+    const grants = await tx.$queryRaw<Grant[]>`
+      SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${id}::uuid ORDER BY 1, 2`;
+    return { label, role: user.role, grants, gone: user.banned ? `${label} was disabled` : null };
   }
-  const rows = await tx.$queryRaw<{ name: string; role: Role; revoked: boolean; expired: boolean }[]>`
-    SELECT name, role::text AS role, revoked_at IS NOT NULL AS revoked,
+  const rows = await tx.$queryRaw<
+    { name: string; role: Role; domain: string | null; revoked: boolean; expired: boolean }[]
+  >`
+    SELECT name, role::text AS role, domain, revoked_at IS NOT NULL AS revoked,
            COALESCE(expires_at <= now(), false) AS expired
       FROM api_tokens WHERE id = ${id}::uuid`;
   const token = rows[0];
-  if (!token) return { label: authority!, role: null, gone: `${authority} no longer exists` };
+  if (!token) return { label: authority!, role: null, grants: [], gone: `${authority} no longer exists` };
   const label = `token:${token.name}`;
   const gone = token.revoked ? `${label} was revoked` : token.expired ? `${label} has expired` : null;
-  return { label, role: token.role, gone };
+  return { label, role: token.role, grants: [{ role: token.role, domain: token.domain }], gone };
 }
 
-/** Why `standing` no longer carries `permission`, or null when it still does. */
-function lostBecause(standing: Standing, permission: Permission): string | null {
+/**
+ * Why `standing` no longer carries `permission`, or null when it still does: anywhere, and in
+ * each of `domains` (an operation's frozen domains, a switch's kind's domain; NO_DOMAIN for none).
+ */
+function lostBecause(standing: Standing, permission: Permission, domains: readonly string[] = []): string | null {
   if (standing.gone) return standing.gone;
-  if (standing.role && !can(standing.role, permission)) {
+  if (!canAnywhere(standing.grants, permission)) {
     return `${standing.label} now has the role ${standing.role}, which may not ${permission}`;
+  }
+  const refused = domainsRefused(standing.grants, permission, domains);
+  if (refused.length > 0) {
+    const named = refused.map((d) => (domainOfColumn(d) === null ? "records in no domain" : `domain ${d}`));
+    return `${standing.label} may no longer ${permission} in ${named.join(", ")}`;
   }
   return null;
 }
 
+/** What an operation's authority stands on now: why it was lost (or null), and its grants. */
+export interface OperationAuthority {
+  lost: string | null;
+  /** The authority's grants now; null when it is not checked (a legacy or system authority). */
+  grants: Grant[] | null;
+}
+
 /**
- * Why the operation's authority may no longer dispatch it, or null. The dispatcher asks before
- * every step (lib/operations/dispatcher.ts): that also catches a token that merely expired.
+ * Whether the operation's authority may still dispatch it, in every domain of its selection, and
+ * its grants, which the dispatcher acts with (each record is checked against its own domain too).
+ * The dispatcher asks before every step (lib/operations/dispatcher.ts): that also catches a token
+ * that merely expired.
  */
+export async function operationAuthority(
+  tx: Tx,
+  authority: string | null,
+  action: OperationAction,
+  domains: readonly string[] = [],
+): Promise<OperationAuthority> {
+  const standing = await standingOf(tx, authority);
+  if (!standing) return { lost: null, grants: null };
+  return { lost: lostBecause(standing, operationPermission(action), domains), grants: standing.grants };
+}
+
+/** Why the operation's authority may no longer dispatch it, or null (operationAuthority's `lost`). */
 export async function operationAuthorityLost(
   tx: Tx,
   authority: string | null,
   action: OperationAction,
+  domains: readonly string[] = [],
 ): Promise<string | null> {
-  const standing = await standingOf(tx, authority);
-  return standing ? lostBecause(standing, operationPermission(action)) : null;
+  return (await operationAuthority(tx, authority, action, domains)).lost;
 }
 
 /**
@@ -101,10 +139,22 @@ export async function pauseForLostAuthority(
   };
 }
 
-/** Why the switch's authority may no longer replay records automatically, or null. */
-export async function switchAuthorityLost(tx: Tx, authority: string | null): Promise<string | null> {
+/** The domain of a switch's kind, as an operation's `domains` column spells it. */
+async function domainOfSwitch(tx: Tx, kind: string): Promise<string> {
+  const rows = await tx.$queryRaw<{ domain: string }[]>`
+    SELECT COALESCE(public.domain_of_kind(${kind}), ${NO_DOMAIN}) AS domain`;
+  return rows[0]?.domain ?? NO_DOMAIN;
+}
+
+/**
+ * Why the switch's authority may no longer replay records automatically, or null. With `kind`,
+ * also in that kind's domain (ADR 0030).
+ */
+export async function switchAuthorityLost(tx: Tx, authority: string | null, kind?: string): Promise<string | null> {
   const standing = await standingOf(tx, authority);
-  return standing ? lostBecause(standing, AUTO_REPLAY_PERMISSION) : null;
+  if (!standing) return null;
+  const domains = kind === undefined ? [] : [await domainOfSwitch(tx, kind)];
+  return lostBecause(standing, AUTO_REPLAY_PERMISSION, domains);
 }
 
 /** Pauses one kind's automatic replay; returns its decision-log entry, to append last. */
@@ -138,12 +188,12 @@ export async function pauseWhatLostAuthority(tx: Tx, authority: string, cause: s
   if (!standing) return paused;
   const entries: DecisionEntry[] = [];
   // Operation rows before the log's head, the order the dispatcher takes them in.
-  const operations = await tx.$queryRaw<{ id: string; action: OperationAction; state: string }[]>`
-    SELECT id::text AS id, action::text AS action, state::text AS state FROM bulk_operations
+  const operations = await tx.$queryRaw<{ id: string; action: OperationAction; state: string; domains: string[] }[]>`
+    SELECT id::text AS id, action::text AS action, state::text AS state, domains FROM bulk_operations
      WHERE authority_actor = ${authority} AND state IN ('running', 'awaiting-continue')
      ORDER BY seq FOR UPDATE`;
   for (const op of operations) {
-    const because = lostBecause(standing, operationPermission(op.action));
+    const because = lostBecause(standing, operationPermission(op.action), op.domains);
     if (!because) continue;
     entries.push(await pauseForLostAuthority(tx, op.id, op.state, `${because} (${cause})`));
     paused.operations.push(op.id);
@@ -152,12 +202,11 @@ export async function pauseWhatLostAuthority(tx: Tx, authority: string, cause: s
     SELECT kind FROM kind_settings
      WHERE authority_actor = ${authority} AND auto_replay_ready AND paused_reason IS NULL
      ORDER BY kind FOR UPDATE`;
-  const switchBecause = lostBecause(standing, AUTO_REPLAY_PERMISSION);
-  if (switchBecause) {
-    for (const { kind } of kinds) {
-      entries.push(await pauseSwitch(tx, kind, `${switchBecause} (${cause})`));
-      paused.kinds.push(kind);
-    }
+  for (const { kind } of kinds) {
+    const switchBecause = lostBecause(standing, AUTO_REPLAY_PERMISSION, [await domainOfSwitch(tx, kind)]);
+    if (!switchBecause) continue;
+    entries.push(await pauseSwitch(tx, kind, `${switchBecause} (${cause})`));
+    paused.kinds.push(kind);
   }
   for (const entry of entries) await appendDecision(tx, entry);
   return paused;

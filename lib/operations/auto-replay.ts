@@ -1,13 +1,17 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { canIn, domainsWhere } from "@/lib/domains/access";
+import type { Grant } from "@/lib/domains/grant";
+import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
+import { domainOfKind, mayRead } from "@/lib/domains/scope";
 import { actorRef } from "@/lib/auth/actor-ref";
 import { appendDecision } from "@/lib/audit/append";
 import { defaultKindRegistry } from "@review-console/contract";
 import { db } from "@/lib/db/client";
-import { notFound, Refusal } from "@/lib/domain/refusal";
+import { forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { performAction } from "@/lib/reviews/actions/perform-action";
-import { pauseSwitch, switchAuthorityLost } from "./authority";
+import { AUTO_REPLAY_PERMISSION, pauseSwitch, switchAuthorityLost } from "./authority";
 import type { KindAutoReplay } from "./types";
 
 // Gap release (docs/operations.md): a held sequence-gap record is "ready" once its missing
@@ -73,13 +77,21 @@ function view(kind: string, setting: SettingRow | undefined, ready: number): Kin
   };
 }
 
-/** Every kind of the registry and every kind with a setting, sorted by kind. */
-export async function listAutoReplaySettings(): Promise<KindAutoReplay[]> {
+/**
+ * Every kind of the registry and every kind with a setting, sorted by kind; for a reader of some
+ * domains only (ADR 0030), the kinds of those domains.
+ */
+export async function listAutoReplaySettings(grants?: readonly Grant[]): Promise<KindAutoReplay[]> {
   const settings: SettingRow[] = await db().kindSetting.findMany();
   const byKind = new Map(settings.map((s) => [s.kind, s]));
-  const kinds = [...new Set([...defaultKindRegistry.kinds(), ...byKind.keys()])].sort((a, b) =>
+  let kinds = [...new Set([...defaultKindRegistry.kinds(), ...byKind.keys()])].sort((a, b) =>
     a < b ? -1 : a > b ? 1 : 0,
   );
+  const where = grants ? domainsWhere(grants, "operations.read") : "all";
+  if (where !== "all") {
+    const patterns = await db().$queryRaw<DomainPattern[]>`SELECT pattern, domain FROM domain_kinds`;
+    kinds = kinds.filter((kind) => where.includes(matchDomain(kind, patterns) ?? ""));
+  }
   const counts = await readyCounts(kinds);
   return kinds.map((kind) => view(kind, byKind.get(kind), counts.get(kind) ?? 0));
 }
@@ -96,6 +108,16 @@ export async function setAutoReplay(
   reason: string,
   actor: Actor,
 ): Promise<KindAutoReplay> {
+  // A kind of another domain is not there for the actor (404, as an unknown kind); one of theirs
+  // they may read but not resolve in is a 403 (ADR 0030).
+  const grants = grantsOf(actor);
+  const domain = await domainOfKind(kind);
+  if (!mayRead(grants, domain)) throw notFound(`no kind ${kind}: not registered and no records of it`);
+  if (!canIn(grants, AUTO_REPLAY_PERMISSION, domain)) {
+    throw forbidden("forbidden", `role ${actor.role} may not switch automatic replay in domain ${domain ?? "(none)"}`, {
+      details: { kind, domain },
+    });
+  }
   const setting = await db().$transaction(async (tx) => {
     if (!defaultKindRegistry.get(kind)) {
       const known = await tx.$queryRaw<unknown[]>`
@@ -226,7 +248,7 @@ async function withoutLostAuthority<T extends { kind: string; authorityActor: st
 ): Promise<T[]> {
   const kept: T[] = [];
   for (const setting of switchedOn) {
-    if (!(await switchAuthorityLost(db(), setting.authorityActor))) {
+    if (!(await switchAuthorityLost(db(), setting.authorityActor, setting.kind))) {
       kept.push(setting);
       continue;
     }
@@ -235,7 +257,7 @@ async function withoutLostAuthority<T extends { kind: string; authorityActor: st
         SELECT authority_actor AS "authorityActor" FROM kind_settings
          WHERE kind = ${setting.kind} AND auto_replay_ready AND paused_reason IS NULL FOR UPDATE`;
       if (!rows[0]) return;
-      const because = await switchAuthorityLost(tx, rows[0].authorityActor);
+      const because = await switchAuthorityLost(tx, rows[0].authorityActor, setting.kind);
       if (because) await appendDecision(tx, await pauseSwitch(tx, setting.kind, because));
     });
   }

@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { countDecisions } from "@/lib/metrics/decisions";
 import { actionRefusal } from "@/lib/reviews/action-rules";
 import type { Tx } from "@/lib/reviews/actions/perform-action";
@@ -37,6 +37,7 @@ interface LockedRow {
   status: ReviewStatus;
   category: string;
   version: number;
+  domain: string | null;
 }
 
 /**
@@ -51,7 +52,8 @@ async function lockAndCheck(
   actor: Actor,
 ): Promise<{ eligible: BatchItem[]; skipped: BatchResult[] }> {
   const rows = await tx.$queryRaw<LockedRow[]>`
-    SELECT id::text AS id, status::text AS status, category::text AS category, version FROM review_records
+    SELECT id::text AS id, status::text AS status, category::text AS category, version,
+           public.domain_of_kind(kind) AS domain FROM review_records
      WHERE id = ANY(${items.map((i) => i.reviewId)}::uuid[]) ORDER BY id FOR UPDATE`;
   const byId = new Map(rows.map((r) => [r.id, r]));
   const eligible: BatchItem[] = [];
@@ -66,9 +68,13 @@ async function lockAndCheck(
         `stale-version: the record changed (version ${record.version}, you saw ${item.frozenVersion}); review it again`,
       );
     } else {
-      const refusal = actionRefusal(action, record, actor.role);
-      if (refusal === "role") skip(`forbidden: role ${actor.role} may not ${action}`);
-      else if (refusal) skip(`not-allowed: ${action} is not possible on a ${record.status} ${record.category} record`);
+      // The operation's authority, per record and domain (ADR 0030): the dispatcher's actor carries
+      // its authority's grants as they are now.
+      const refusal = actionRefusal(action, record, grantsOf(actor));
+      if (refusal === "role") {
+        skip(`forbidden: role ${actor.role} may not ${action}${record.domain ? ` in domain ${record.domain}` : ""}`);
+      } else if (refusal)
+        skip(`not-allowed: ${action} is not possible on a ${record.status} ${record.category} record`);
       else eligible.push(item);
     }
   }

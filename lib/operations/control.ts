@@ -1,6 +1,7 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { actorRef } from "@/lib/auth/actor-ref";
-import { can } from "@/lib/auth/roles";
+import { canAnywhere } from "@/lib/domains/access";
+import { domainsRefused, operationScopeCondition } from "@/lib/domains/scope";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
@@ -20,6 +21,7 @@ interface LockedOperation {
   version: number;
   dispatched: number;
   dryRun: { at: string; counts: Record<string, number> } | null;
+  domains: string[];
 }
 
 /** The states each control may start from (docs/operations.md, "The life of an operation"). */
@@ -33,13 +35,19 @@ export const CONTROL_FROM: Record<"dry-run" | "confirm" | "pause" | "resume" | "
 
 async function lockOperation(tx: Tx, id: string, actor: Actor): Promise<LockedOperation> {
   const rows = await tx.$queryRaw<LockedOperation[]>`
-    SELECT id::text AS id, action::text AS action, state::text AS state, version, dispatched, dry_run AS "dryRun"
-      FROM bulk_operations WHERE id = ${id}::uuid FOR UPDATE`;
+    SELECT id::text AS id, action::text AS action, state::text AS state, version, dispatched, dry_run AS "dryRun",
+           domains
+      FROM bulk_operations WHERE id = ${id}::uuid ${operationScopeCondition(grantsOf(actor))} FOR UPDATE`;
   const op = rows[0];
+  // One the actor may not read (its records lie outside their domains) is not there for them.
   if (!op) throw notFound(`no operation ${id}`);
-  if (!can(actor.role, operationPermission(op.action))) {
-    throw forbidden("forbidden", `role ${actor.role} may not control a ${op.action} operation`, {
-      details: { operationId: id },
+  const grants = grantsOf(actor);
+  const permission = operationPermission(op.action);
+  const refused = domainsRefused(grants, permission, op.domains);
+  if (!canAnywhere(grants, permission) || refused.length > 0) {
+    const where = refused.length > 0 ? ` in domain ${refused.join(", ")}` : "";
+    throw forbidden("forbidden", `role ${actor.role} may not control a ${op.action} operation${where}`, {
+      details: { operationId: id, ...(refused.length > 0 ? { domains: refused } : {}) },
     });
   }
   return op;
@@ -59,7 +67,7 @@ function refuseUnlessIn(op: LockedOperation, control: keyof typeof CONTROL_FROM)
 export async function dryRunOperation(id: string, actor: Actor): Promise<void> {
   const op = await db().$transaction((tx) => lockOperation(tx, id, actor));
   refuseUnlessIn(op, "dry-run");
-  const result = await computeDryRun(id, op.action, actor.role);
+  const result = await computeDryRun(id, op.action, grantsOf(actor));
   await db().$transaction(
     async (tx) => {
       const now = await lockOperation(tx, id, actor);

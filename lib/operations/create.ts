@@ -1,6 +1,7 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { actorRef } from "@/lib/auth/actor-ref";
-import { can } from "@/lib/auth/roles";
+import { canAnywhere } from "@/lib/domains/access";
+import { domainsRefused, NO_DOMAIN, type RecordScope, recordScope, scopeCondition } from "@/lib/domains/scope";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { forbidden, Refusal, unprocessable } from "@/lib/domain/refusal";
@@ -50,11 +51,11 @@ export function selectionCondition(selection: SelectionInput): Prisma.Sql {
  * replays are then dispatched in sequence order, wherever its records sit in the list). One
  * statement; its LIMIT is one past the maximum, so an oversized selection is seen and refused.
  */
-function freezeSql(selection: SelectionInput, operationId: string): Prisma.Sql {
+function freezeSql(selection: SelectionInput, operationId: string, scope: RecordScope): Prisma.Sql {
   return Prisma.sql`
 WITH sel AS (
   SELECT id, seq, version, sequence_key, sequence, effect_key FROM review_records
-   WHERE ${selectionCondition(selection)}
+   WHERE ${selectionCondition(selection)} ${scopeCondition(scope)}
    ORDER BY seq LIMIT ${MAX_SELECTION + 1}
 ), numbered AS (
   SELECT sel.*, row_number() OVER (ORDER BY seq) AS pos,
@@ -71,13 +72,34 @@ SELECT ${operationId}::uuid, slot.pos, n.id, n.version, n.sequence_key, n.sequen
 }
 
 /**
+ * The domains of the frozen records' kinds (NO_DOMAIN for records in none): the distinct kinds
+ * first, so domain_of_kind runs once per kind, not once per record.
+ */
+async function frozenDomains(tx: Prisma.TransactionClient, operationId: string): Promise<string[]> {
+  const rows = await tx.$queryRaw<{ domain: string }[]>`
+    SELECT DISTINCT COALESCE(public.domain_of_kind(k.kind), ${NO_DOMAIN}) AS domain
+      FROM (SELECT DISTINCT r.kind FROM bulk_operation_items i JOIN review_records r ON r.id = i.review_id
+             WHERE i.operation_id = ${operationId}::uuid) k
+     ORDER BY 1`;
+  return rows.map((r) => r.domain);
+}
+
+/**
  * POST /api/v1/operations: creates the operation `planned`, its selection frozen, with one
  * decision-log entry for the operation and one per record, all in one transaction.
+ *
+ * Domains (ADR 0030): the selection is read within the records the creator may see (a record of
+ * another domain is not there for them: an id of one is an unknown record); when what it then
+ * holds includes records of a domain where they may not take the action, it is refused (403
+ * naming those domains), never silently narrowed.
  */
 export async function createOperation(request: CreateOperationRequest, actor: Actor): Promise<string> {
-  if (!can(actor.role, operationPermission(request.action))) {
+  const grants = grantsOf(actor);
+  const permission = operationPermission(request.action);
+  if (!canAnywhere(grants, permission)) {
     throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records`);
   }
+  const scope = await recordScope(grants, "reviews.read");
   const autoPause =
     request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
   return db().$transaction(
@@ -101,7 +123,7 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
         },
         select: { id: true },
       });
-      const total = await tx.$executeRaw(freezeSql(request.selection, op.id));
+      const total = await tx.$executeRaw(freezeSql(request.selection, op.id, scope));
       // Ids that name no record are a 422 naming them, even when none of them exists.
       if (
         request.selection.type === "ids" &&
@@ -109,7 +131,8 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
       ) {
         const missing = await tx.$queryRaw<{ id: string }[]>`
           SELECT u.id::text AS id FROM unnest(${request.selection.ids}::uuid[]) AS u(id)
-           WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id) LIMIT 20`;
+           WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id ${scopeCondition(scope, Prisma.sql`r`)})
+           LIMIT 20`;
         throw unprocessable("unknown-records", `no review record ${missing.map((m) => m.id).join(", ")}`, {
           issues: missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
         });
@@ -126,7 +149,15 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
           issues: [{ path: "canarySize", message: `must be at most ${total}, the number of selected records` }],
         });
       }
-      await tx.bulkOperation.update({ where: { id: op.id }, data: { total } });
+      const domains = await frozenDomains(tx, op.id);
+      const refused = domainsRefused(grants, permission, domains);
+      if (refused.length > 0) {
+        const named = refused.map((d) => (d === NO_DOMAIN ? "records in no domain" : d)).join(", ");
+        throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records of ${named}`, {
+          details: { permission, domains: refused },
+        });
+      }
+      await tx.bulkOperation.update({ where: { id: op.id }, data: { total, domains } });
       await appendDecision(tx, {
         actor: actor.label,
         actorRole: actor.role,

@@ -6,7 +6,7 @@ import type { Role } from "@/lib/generated/prisma/enums";
 import { log } from "@/lib/log";
 import { performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
 import { sleep } from "@review-console/consumer";
-import { operationAuthorityLost, pauseForLostAuthority } from "./authority";
+import { operationAuthority, pauseForLostAuthority } from "./authority";
 import { autoReplayReady } from "./auto-replay";
 import {
   appendBatchEntries,
@@ -27,6 +27,8 @@ interface DueOperation {
   createdBy: string;
   createdRole: Role;
   authorityActor: string | null;
+  /** The domains of its selection, frozen at creation (ADR 0030). */
+  domains: string[];
   ratePerSecond: number;
   canarySize: number;
   canaryPassed: boolean;
@@ -62,7 +64,7 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
     async (tx) => {
       const rows = await tx.$queryRaw<DueOperation[]>`
         SELECT id::text AS id, action::text AS action, state::text AS state, reason, created_by AS "createdBy",
-               created_role::text AS "createdRole", authority_actor AS "authorityActor",
+               created_role::text AS "createdRole", authority_actor AS "authorityActor", domains,
                rate_per_second AS "ratePerSecond", canary_size AS "canarySize", canary_passed AS "canaryPassed",
                dispatched, window_dispatched AS "windowDispatched",
                GREATEST(0, extract(epoch FROM now() - COALESCE(window_started_at, now())))::float8 AS elapsed,
@@ -72,7 +74,7 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
       if (!op || op.state !== "running") return { type: "idle" };
       // Whoever it acts for may have lost the permission since (a token expiring says nothing
       // when it happens); a disable, role change or revoke paused it already, in its own change.
-      const lost = await operationAuthorityLost(tx, op.authorityActor, op.action);
+      const { lost, grants } = await operationAuthority(tx, op.authorityActor, op.action, op.domains);
       if (lost) {
         await appendDecision(tx, await pauseForLostAuthority(tx, op.id, op.state, lost));
         return { type: "idle" };
@@ -110,7 +112,14 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
         for (const entry of await completeIfDone(tx, op.id)) await appendDecision(tx, entry);
         return { type: "idle" };
       }
-      const actor: Actor = { kind: "user", id: `operation:${op.id}`, label: op.createdBy, role: op.createdRole };
+      // It acts with its authority's grants as they are now: each record is checked in its domain.
+      const actor: Actor = {
+        kind: "user",
+        id: `operation:${op.id}`,
+        label: op.createdBy,
+        role: op.createdRole,
+        ...(grants ? { grants } : {}),
+      };
       const { results, entries: recordEntries } = await actOnItems(tx, op, items, actor);
       const done = results.filter((r) => r.ok);
       // Refused ones are skipped: the record changed since the freeze, or the action no longer

@@ -1,5 +1,4 @@
 import { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
 import {
   type Decision,
   decide,
@@ -11,7 +10,8 @@ import {
 } from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { actionRefusal } from "@/lib/reviews/action-rules";
+import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
+import { actionRefusal, type Authority } from "@/lib/reviews/action-rules";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 import type { OperationAction, Verdict } from "./types";
 
@@ -27,6 +27,9 @@ interface DryRunRow {
   category: string;
   envelope: string;
   effectKey: string | null;
+  kind: string | null;
+  /** Its kind's domain, matched in JS against domain_kinds read once (no SQL call per row). */
+  domain?: string | null;
 }
 
 export interface ItemVerdict {
@@ -82,7 +85,7 @@ function replayVerdict(decision: Decision, unchecked: string | null): ItemVerdic
  * A replay's verdict, and the simulation's state after it: an applied replay advances its key
  * and records its effect, so the operation's later replays of the key are judged after it.
  */
-function judgeReplay(row: DryRunRow, role: Actor["role"], sim: SimulatedState, now: Date): ItemVerdict {
+function judgeReplay(row: DryRunRow, role: Authority, sim: SimulatedState, now: Date): ItemVerdict {
   if (row.version !== row.frozenVersion) {
     return { verdict: "changed", detail: `version ${row.frozenVersion} at the freeze, ${row.version} now` };
   }
@@ -152,7 +155,7 @@ function simulateReplay(
   return { decision, unchecked };
 }
 
-function judgeCancel(row: DryRunRow, role: Actor["role"], sim: SimulatedState): ItemVerdict {
+function judgeCancel(row: DryRunRow, role: Authority, sim: SimulatedState): ItemVerdict {
   if (row.version !== row.frozenVersion) {
     return { verdict: "changed", detail: `version ${row.frozenVersion} at the freeze, ${row.version} now` };
   }
@@ -214,7 +217,7 @@ export interface DryRunResult {
 export async function computeDryRun(
   operationId: string,
   action: OperationAction,
-  role: Actor["role"],
+  role: Authority,
 ): Promise<DryRunResult> {
   const now = new Date();
   const result: DryRunResult = { counts: {}, positions: [], verdicts: [], details: [] };
@@ -222,6 +225,7 @@ export async function computeDryRun(
   await db().$transaction(
     async (tx) => {
       await tx.$executeRaw`SET TRANSACTION READ ONLY`;
+      const patterns = await tx.$queryRaw<DomainPattern[]>`SELECT pattern, domain FROM domain_kinds`;
       const [bounds] = await tx.$queryRaw<{ last: number }[]>`
         SELECT COALESCE(max(position), 0)::int AS last FROM bulk_operation_items
          WHERE operation_id = ${operationId}::uuid`;
@@ -232,7 +236,7 @@ export async function computeDryRun(
         const rows = await tx.$queryRaw<DryRunRow[]>`
           SELECT i.position, i.state::text AS "itemState", i.frozen_version AS "frozenVersion", rr.version,
                  rr.status::text AS status, rr.category::text AS category,
-                 COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key AS "effectKey"
+                 COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key AS "effectKey", rr.kind
             FROM bulk_operation_items i
             JOIN review_records rr ON rr.id = i.review_id
             LEFT JOIN LATERAL (SELECT envelope FROM review_revisions v
@@ -242,6 +246,7 @@ export async function computeDryRun(
              AND (i.state = 'pending' OR (i.state = 'dispatched' AND ${action === "replay"}::boolean))
            ORDER BY i.position`;
         if (rows.length === 0) continue;
+        for (const row of rows) row.domain = matchDomain(row.kind, patterns);
         if (action !== "note") await loadState(tx, rows, sim);
         for (const row of rows) {
           if (row.itemState === "dispatched") {

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
 import { selectionCondition } from "./create";
 import { MAX_SELECTION, selectionSchema } from "./schema";
 import type { Selection } from "./types";
@@ -7,13 +8,17 @@ import type { Selection } from "./types";
  * How many records a selection holds now, for the new-operation form to show before anything is
  * created: read with the same condition and the same cap as the freeze (one past the maximum,
  * so a count stays cheap on a large table and an oversized selection is said before creating).
+ * Within `scope`: the records the person may see, as the freeze reads them (ADR 0030).
  * `null` when the selection is not one the API would take (the form then shows the server's refusal).
  */
-export async function countSelection(selection: Selection): Promise<{ count: number; tooLarge: boolean } | null> {
+export async function countSelection(
+  selection: Selection,
+  scope: RecordScope = ALL_RECORDS,
+): Promise<{ count: number; tooLarge: boolean } | null> {
   const parsed = selectionSchema.safeParse(selection);
   if (!parsed.success) return null;
   const [row] = await db().$queryRaw<{ n: bigint }[]>`
-    SELECT count(*) AS n FROM (SELECT 1 FROM review_records WHERE ${selectionCondition(parsed.data)}
+    SELECT count(*) AS n FROM (SELECT 1 FROM review_records WHERE ${selectionCondition(parsed.data)} ${scopeCondition(scope)}
                                 LIMIT ${MAX_SELECTION + 1}) AS capped`;
   const n = Number(row?.n ?? 0);
   return { count: Math.min(n, MAX_SELECTION), tooLarge: n > MAX_SELECTION };

@@ -1,5 +1,7 @@
+import { canAnywhere } from "@/lib/domains/access";
+import { globalGrant, type Grant } from "@/lib/domains/grant";
 import type { Role } from "@/lib/auth/roles";
-import { can } from "@/lib/auth/roles";
+import { domainsRefused, operationScopeCondition } from "@/lib/domains/scope";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { seqCursor } from "@/lib/http/seq-cursor";
@@ -42,6 +44,7 @@ type OperationRow = Omit<
   dispatched: number;
   outcomes: number;
   heldAgain: number;
+  domains: string[];
 };
 
 const OPERATION_COLUMNS = Prisma.sql`seq, id::text AS id, action::text AS action, state::text AS state, reason,
@@ -49,20 +52,29 @@ const OPERATION_COLUMNS = Prisma.sql`seq, id::text AS id, action::text AS action
   confirmed_at AS "confirmedAt", finished_at AS "finishedAt", run_at AS "runAt", rate_per_second AS "ratePerSecond",
   canary_size AS "canarySize", canary_passed AS "canaryPassed", auto_pause_threshold AS "autoPauseThreshold",
   auto_pause_min_outcomes AS "autoPauseMinOutcomes", pause_reason AS "pauseReason", version, dry_run AS "dryRun",
-  dispatched, outcomes, held_again AS "heldAgain"`;
+  dispatched, outcomes, held_again AS "heldAgain", domains`;
 
-/** What `role` may do with the operation now. */
+/** Who is reading: a bare role (everywhere), or a person's or token's grants (ADR 0030). */
+export type OperationReader = Role | readonly Grant[];
+
+function grantsOfReader(who: OperationReader): readonly Grant[] {
+  return typeof who === "string" ? globalGrant(who) : who;
+}
+
+/** What `who` may do with the operation now: nothing unless the action is theirs in each of its domains. */
 export function controlsFor(
-  row: { action: OperationAction; state: OperationState; dryRun: DryRun | null },
-  role: Role,
+  row: { action: OperationAction; state: OperationState; dryRun: DryRun | null; domains?: string[] },
+  who: OperationReader,
 ) {
-  if (!can(role, operationPermission(row.action))) return [];
+  const grants = grantsOfReader(who);
+  const permission = operationPermission(row.action);
+  if (!canAnywhere(grants, permission) || domainsRefused(grants, permission, row.domains ?? []).length > 0) return [];
   return (Object.keys(CONTROL_FROM) as OperationControl[]).filter(
     (control) => CONTROL_FROM[control].includes(row.state) && (control !== "confirm" || row.dryRun !== null),
   );
 }
 
-function toView(row: OperationRow, byState: Partial<Record<ItemState, number>>, role: Role): OperationView {
+function toView(row: OperationRow, byState: Partial<Record<ItemState, number>>, who: OperationReader): OperationView {
   return {
     id: row.id,
     action: row.action,
@@ -93,7 +105,7 @@ function toView(row: OperationRow, byState: Partial<Record<ItemState, number>>, 
       byState,
       outcome: operationOutcome(byState),
     },
-    controls: controlsFor(row, role),
+    controls: controlsFor(row, who),
   };
 }
 
@@ -110,27 +122,30 @@ async function countsByState(ids: string[]): Promise<Map<string, Partial<Record<
   return counts;
 }
 
-export async function getOperation(id: string, role: Role): Promise<OperationView | null> {
+/** The operation, or null when there is none or `who` may not read it (ADR 0030: the same 404). */
+export async function getOperation(id: string, who: OperationReader): Promise<OperationView | null> {
   const rows = await db().$queryRaw<OperationRow[]>`
-    SELECT ${OPERATION_COLUMNS} FROM bulk_operations WHERE id = ${id}::uuid`;
+    SELECT ${OPERATION_COLUMNS} FROM bulk_operations
+     WHERE id = ${id}::uuid ${operationScopeCondition(grantsOfReader(who))}`;
   const row = rows[0];
   if (!row) return null;
-  return toView(row, (await countsByState([id])).get(id) ?? {}, role);
+  return toView(row, (await countsByState([id])).get(id) ?? {}, who);
 }
 
-/** Whether the operation exists (for a 404 before listing its items or entries; no counts). */
-export async function operationExists(id: string): Promise<boolean> {
-  const rows = await db().$queryRaw<unknown[]>`SELECT 1 FROM bulk_operations WHERE id = ${id}::uuid`;
+/** Whether the operation exists for `who` (for a 404 before listing its items or entries; no counts). */
+export async function operationExists(id: string, who: OperationReader): Promise<boolean> {
+  const rows = await db().$queryRaw<unknown[]>`
+    SELECT 1 FROM bulk_operations WHERE id = ${id}::uuid ${operationScopeCondition(grantsOfReader(who))}`;
   return rows.length > 0;
 }
 
 /** Newest first, keyset over `seq`. */
 export async function listOperations(
   query: OperationListQuery,
-  role: Role,
+  who: OperationReader,
 ): Promise<{ items: OperationView[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_OPERATION_LIMIT;
-  const where: Prisma.Sql[] = [];
+  const where: Prisma.Sql[] = [Prisma.sql`TRUE ${operationScopeCondition(grantsOfReader(who))}`];
   if (query.state) where.push(Prisma.sql`state = ${query.state}::"OperationState"`);
   if (query.cursor) where.push(Prisma.sql`seq < ${operationCursor.decode(query.cursor)}`);
   const rows = await db().$queryRaw<OperationRow[]>`
@@ -141,7 +156,7 @@ export async function listOperations(
   const counts = await countsByState(page.map((r) => r.id));
   const last = page[page.length - 1];
   return {
-    items: page.map((row) => toView(row, counts.get(row.id) ?? {}, role)),
+    items: page.map((row) => toView(row, counts.get(row.id) ?? {}, who)),
     nextCursor: rows.length > limit && last ? operationCursor.encode(last.seq) : null,
   };
 }

@@ -1,6 +1,14 @@
 import { REVIEW_CATEGORIES, type ReviewCategory } from "@review-console/contract";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
+import type { Grant } from "@/lib/domains/grant";
+import {
+  ALL_RECORDS,
+  operationScopeCondition,
+  type RecordScope,
+  recordScope,
+  scopeCondition,
+} from "@/lib/domains/scope";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { LIVE_OPERATION_STATES, type OperationAction, type OperationState } from "@/lib/operations/types";
 
@@ -17,6 +25,11 @@ import { LIVE_OPERATION_STATES, type OperationAction, type OperationState } from
  *   (the finished_at index), so a busy month costs the same as a quiet one. Exact when the window
  *   holds no more than that; otherwise an estimate, named in `estimates`.
  * - operations in flight: bulk_operations in a live state (a handful of rows).
+ *
+ * Domains (ADR 0030): a reader of some domains only gets every figure over the kinds of their
+ * domains (`kind = ANY(...)` on the counts tables and the indexes; open records from
+ * review_group_counts, which keeps the kind), and the operations they may read. A reader of every
+ * domain is told how many open records lie in no domain (`scope.openInNoDomain`).
  */
 
 export const OVERVIEW_WINDOWS = ["24h", "7d", "30d"] as const;
@@ -105,6 +118,11 @@ export interface Overview {
     truncated: boolean;
   };
   operations: { inFlight: number; byState: Record<string, number>; items: OverviewOperation[] };
+  /**
+   * Whose records these are: every domain (`domains` null), with the open records whose kind is
+   * in no domain, which only global grants reach; or the reader's domains (and no such count).
+   */
+  scope: { domains: string[] | null; openInNoDomain: number | null };
   /** The parts of the answer that are estimates rather than exact figures. */
   estimates: "resolution"[];
 }
@@ -139,7 +157,11 @@ interface ArrivalRow {
   n: bigint;
 }
 
-export async function arrivals(window: OverviewWindow, from: Date): Promise<Overview["arrivals"]> {
+export async function arrivals(
+  window: OverviewWindow,
+  from: Date,
+  scope: RecordScope = ALL_RECORDS,
+): Promise<Overview["arrivals"]> {
   const { bucket } = WINDOW_SHAPE[window];
   const bucketSql = bucket === "hour" ? Prisma.sql`hour` : Prisma.sql`date_trunc('day', hour, 'UTC')`;
   // One pass over the window's hourly rows, summed per bucket three ways (GROUPING SETS); the
@@ -148,7 +170,7 @@ export async function arrivals(window: OverviewWindow, from: Date): Promise<Over
     SELECT bucket, category::text AS category, reason, kind,
            GROUPING(category, reason, kind)::int AS grouping, sum(n)::bigint AS n
       FROM (SELECT ${bucketSql} AS bucket, category, reason, kind, n
-              FROM review_arrival_counts WHERE hour >= ${from}) AS hourly
+              FROM review_arrival_counts WHERE hour >= ${from} ${scopeCondition(scope)}) AS hourly
      GROUP BY GROUPING SETS ((bucket, category), (bucket, reason), (bucket, kind))
     HAVING sum(n) <> 0`;
   const starts = bucketStarts(window, from);
@@ -188,10 +210,11 @@ export async function arrivals(window: OverviewWindow, from: Date): Promise<Over
   };
 }
 
-export async function openByCategory(): Promise<Overview["open"]> {
+export async function openByCategory(scope: RecordScope = ALL_RECORDS): Promise<Overview["open"]> {
+  const counts = scope.all ? Prisma.sql`review_record_counts` : Prisma.sql`review_group_counts`;
   const rows = await db().$queryRaw<{ category: string; n: bigint }[]>`
     SELECT category::text AS category, sum(n)::bigint AS n
-      FROM review_record_counts WHERE status = 'open' GROUP BY 1 HAVING sum(n) <> 0`;
+      FROM ${counts} WHERE status = 'open' ${scopeCondition(scope)} GROUP BY 1 HAVING sum(n) <> 0`;
   const byCategory: Record<string, number> = Object.fromEntries(REVIEW_CATEGORIES.map((c) => [c, 0]));
   let total = 0;
   for (const row of rows) {
@@ -201,12 +224,12 @@ export async function openByCategory(): Promise<Overview["open"]> {
   return { total, byCategory };
 }
 
-export async function oldestOpen(now: Date): Promise<Overview["oldestOpen"]> {
+export async function oldestOpen(now: Date, scope: RecordScope = ALL_RECORDS): Promise<Overview["oldestOpen"]> {
   const rows = await db().$queryRaw<
     { id: string; category: ReviewCategory; reason: string; kind: string | null; firstSeenAt: Date }[]
   >`
     SELECT id::text AS id, category::text AS category, reason, kind, first_seen_at AS "firstSeenAt"
-      FROM review_records WHERE status = 'open' ORDER BY first_seen_at, seq LIMIT 1`;
+      FROM review_records WHERE status = 'open' ${scopeCondition(scope)} ORDER BY first_seen_at, seq LIMIT 1`;
   const row = rows[0];
   if (!row) return null;
   return {
@@ -227,7 +250,7 @@ interface ResolutionRow {
   more: boolean;
 }
 
-export async function resolution(from: Date): Promise<Overview["resolution"]> {
+export async function resolution(from: Date, scope: RecordScope = ALL_RECORDS): Promise<Overview["resolution"]> {
   // The newest finished records of the window, one more than the sample to tell whether there
   // were more; the percentiles over the sample itself.
   const rows = await db().$queryRaw<ResolutionRow[]>`
@@ -235,7 +258,7 @@ export async function resolution(from: Date): Promise<Overview["resolution"]> {
       SELECT kind, reason, error_class, finished_at,
              extract(epoch FROM finished_at - first_seen_at)::float8 AS took
         FROM review_records
-       WHERE finished_at IS NOT NULL AND finished_at >= ${from}
+       WHERE finished_at IS NOT NULL AND finished_at >= ${from} ${scopeCondition(scope)}
        ORDER BY finished_at DESC
        LIMIT ${RESOLUTION_SAMPLE + 1}
     ), sample AS (
@@ -267,17 +290,18 @@ export async function resolution(from: Date): Promise<Overview["resolution"]> {
   };
 }
 
-export async function operationsInFlight(): Promise<Overview["operations"]> {
+export async function operationsInFlight(grants?: readonly Grant[]): Promise<Overview["operations"]> {
   const live = LIVE_OPERATION_STATES;
+  const visible = grants ? operationScopeCondition(grants) : Prisma.empty;
   const [counts, items] = await Promise.all([
     db().$queryRaw<{ state: string; n: bigint }[]>`
       SELECT state::text AS state, count(*)::bigint AS n FROM bulk_operations
-       WHERE state = ANY(${live}::"OperationState"[]) GROUP BY 1`,
+       WHERE state = ANY(${live}::"OperationState"[]) ${visible} GROUP BY 1`,
     db().$queryRaw<
       { id: string; action: OperationAction; state: OperationState; total: number; reason: string; createdAt: Date }[]
     >`
       SELECT id::text AS id, action::text AS action, state::text AS state, total, reason, created_at AS "createdAt"
-        FROM bulk_operations WHERE state = ANY(${live}::"OperationState"[])
+        FROM bulk_operations WHERE state = ANY(${live}::"OperationState"[]) ${visible}
        ORDER BY seq DESC LIMIT ${MAX_OPERATIONS_LISTED}`,
   ]);
   const byState: Record<string, number> = {};
@@ -297,16 +321,34 @@ export async function operationsInFlight(): Promise<Overview["operations"]> {
   };
 }
 
-/** The whole answer; its five parts (exported for bench/overview.ts's breakdown) run side by side. */
-export async function overview(query: OverviewQuery, now = new Date()): Promise<Overview> {
+/**
+ * Open records whose kind is in no domain (or that have no kind): per distinct kind of the open
+ * counts, so domain_of_kind runs once per kind.
+ */
+export async function openInNoDomain(): Promise<number> {
+  const rows = await db().$queryRaw<{ n: bigint | null }[]>`
+    SELECT sum(k.n)::bigint AS n
+      FROM (SELECT kind, sum(n) AS n FROM review_group_counts WHERE status = 'open'
+             GROUP BY kind HAVING sum(n) <> 0) k
+     WHERE public.domain_of_kind(k.kind) IS NULL`;
+  return Number(rows[0]?.n ?? 0);
+}
+
+/**
+ * The whole answer; its parts (exported for bench/overview.ts's breakdown) run side by side.
+ * `grants`: the reader's (ADR 0030); without, every domain.
+ */
+export async function overview(query: OverviewQuery, now = new Date(), grants?: readonly Grant[]): Promise<Overview> {
   const window = query.window ?? "24h";
   const from = windowStart(window, now);
-  const [arrived, open, oldest, resolved, operations] = await Promise.all([
-    arrivals(window, from),
-    openByCategory(),
-    oldestOpen(now),
-    resolution(from),
-    operationsInFlight(),
+  const scope = grants ? await recordScope(grants, "reviews.read") : ALL_RECORDS;
+  const [arrived, open, oldest, resolved, operations, noDomain] = await Promise.all([
+    arrivals(window, from, scope),
+    openByCategory(scope),
+    oldestOpen(now, scope),
+    resolution(from, scope),
+    operationsInFlight(grants),
+    scope.all ? openInNoDomain() : null,
   ]);
   return {
     window,
@@ -318,6 +360,7 @@ export async function overview(query: OverviewQuery, now = new Date()): Promise<
     oldestOpen: oldest,
     resolution: resolved,
     operations,
+    scope: { domains: scope.all ? null : scope.domains, openInNoDomain: noDomain },
     estimates: resolved.sampled ? ["resolution"] : [],
   };
 }

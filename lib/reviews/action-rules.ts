@@ -1,5 +1,7 @@
 import { z } from "zod";
-import { can, type Role } from "@/lib/auth/roles";
+import { can, type Permission, type Role } from "@/lib/auth/roles";
+import { canIn } from "@/lib/domains/access";
+import type { Grant } from "@/lib/domains/grant";
 import type { ReviewStatus } from "./schema";
 
 // Isomorphic: the console offers exactly the actions the server will accept (docs/contract.md,
@@ -112,21 +114,35 @@ export const ACTION_RULES: Record<AnyActionName, ActionRule> = {
 
 export type ActionRefusal = "role" | "category" | "status";
 
-/** Why `role` may not take `action` on a record in this state, or null when it may. */
-export function actionRefusal(
-  action: AnyActionName,
-  record: { category: string; status: ReviewStatus },
-  role: Role,
-): ActionRefusal | null {
+/**
+ * Who is asking: a bare role (held everywhere: the system's own actors), or a person's or
+ * token's grants (ADR 0030), which are read against the record's domain.
+ */
+export type Authority = Role | readonly Grant[];
+
+/** A record as the rules read it; `domain` null (or absent) is a record in no domain. */
+export interface RuledRecord {
+  category: string;
+  status: ReviewStatus;
+  domain?: string | null;
+}
+
+/** Does `who` hold `permission` for a record of `domain`? */
+export function permits(who: Authority, permission: Permission, domain: string | null | undefined): boolean {
+  return typeof who === "string" ? can(who, permission) : canIn(who, permission, domain ?? null);
+}
+
+/** Why `who` may not take `action` on a record in this state, or null when it may. */
+export function actionRefusal(action: AnyActionName, record: RuledRecord, who: Authority): ActionRefusal | null {
   const rule = ACTION_RULES[action];
-  if (!can(role, rule.permission)) return "role";
+  if (!permits(who, rule.permission, record.domain)) return "role";
   if (!rule.categories.includes(record.category as Category)) return "category";
   if (rule.statuses !== "any" && !rule.statuses.includes(record.status)) return "status";
   return null;
 }
 
-export function allowedActions(record: { category: string; status: ReviewStatus }, role: Role): ActionName[] {
-  return ACTION_NAMES.filter((action) => actionRefusal(action, record, role) === null);
+export function allowedActions(record: RuledRecord, who: Authority): ActionName[] {
+  return ACTION_NAMES.filter((action) => actionRefusal(action, record, who) === null);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
+import { domainOfKind } from "@/lib/domains/scope";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
 import type { ReviewStatus } from "./schema";
@@ -30,12 +31,13 @@ export async function getReview(id: string) {
     },
   });
   if (!record) return null;
-  const [journal, sequence, message, heldOnKey, operations] = await Promise.all([
+  const [journal, sequence, message, heldOnKey, operations, domain] = await Promise.all([
     record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
     client.$queryRaw<{ text: string }[]>`SELECT message::text AS text FROM review_records WHERE id = ${id}::uuid`,
     record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id) : [],
     operationsOfRecord(id),
+    domainOfKind(record.kind),
   ]);
   // Ready (docs/operations.md, "Gap release"): the same rule as the list's `readyCondition`, from
   // the key's state read above; a key without a state row has applied nothing.
@@ -67,6 +69,8 @@ export async function getReview(id: string) {
   };
   return {
     ...item,
+    /** The domain of the record's kind (ADR 0030), or null: what decides who sees it and who acts. */
+    domain,
     reportCount: record.reportCount,
     errorClass: record.errorClass,
     lastError: record.lastError,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { ACTIVE_STATUSES, ERROR_CLASS_NONE, listQuerySchema } from "./schema";
 
@@ -47,18 +48,19 @@ interface GroupRow {
 }
 
 /** The filters as a condition on review_group_counts (the dimensions it keeps). */
-function countsWhere(query: GroupsQuery): Prisma.Sql {
+function countsWhere(query: GroupsQuery, scope: RecordScope): Prisma.Sql {
   const where: Prisma.Sql[] = [Prisma.sql`status = ANY(${query.status ?? ACTIVE_STATUSES}::"ReviewStatus"[])`];
   if (query.category) where.push(Prisma.sql`category = ANY(${query.category}::"ReviewCategory"[])`);
   if (query.reason) where.push(Prisma.sql`reason = ${query.reason}`);
   // A group of records without a kind is selected as `kind=(none)`, as in the list.
   if (query.kind === ERROR_CLASS_NONE) where.push(Prisma.sql`kind IS NULL`);
   else if (query.kind) where.push(Prisma.sql`kind = ${query.kind}`);
-  return Prisma.join(where, " AND ");
+  return Prisma.sql`${Prisma.join(where, " AND ")} ${scopeCondition(scope)}`;
 }
 
 export async function reviewGroups(
   query: GroupsQuery,
+  scope: RecordScope = ALL_RECORDS,
 ): Promise<{ groups: ReviewGroup[]; truncated: boolean; estimates: GroupEstimate[] }> {
   // `cells`: the live (status, category, group) counts the filter selects. `top`: the groups,
   // largest first; ties are broken by the group's key so the order is stable between refreshes.
@@ -68,7 +70,7 @@ export async function reviewGroups(
     WITH cells AS (
       SELECT status, category, kind, reason, error_class, sum(n) AS n, max(newest_last_seen_at) AS newest
         FROM review_group_counts
-       WHERE ${countsWhere(query)}
+       WHERE ${countsWhere(query, scope)}
        GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0
     ), top AS (
       SELECT kind, reason, error_class, sum(n) AS n, max(newest) AS newest

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { reviewFilterSql, searchModeOf } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";
@@ -159,12 +160,14 @@ function validTimestamp(key: string): boolean {
 }
 
 /**
+ * Within `scope` (the caller's domains, ADR 0030: `kind = ANY(...)` on the (kind, seq) index).
  * Newest first by `seq` unless `sort` names another order; keyset-paginated either way: a page
  * deep in the list costs what the first does, because each page starts from an index position
  * instead of counting past earlier rows.
  */
 export async function listReviews(
   query: ListQuery & AssigneeFilter,
+  scope: RecordScope = ALL_RECORDS,
 ): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const order = query.sort ? sortedOrder(query.sort, query.cursor) : seqOrder(query.cursor);
@@ -189,6 +192,7 @@ export async function listReviews(
                  ${order.key} AS sort_key
             FROM review_records r
            WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${assigneeCondition(query)} ${order.after}
+             ${scopeCondition(scope, Prisma.sql`r`)}
            ORDER BY ${order.inner}
            LIMIT ${limit + 1}) page
     LEFT JOIN sequence_state key_state ON key_state.sequence_key = page.sequence_key

@@ -1,4 +1,6 @@
 import { db } from "@/lib/db/client";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 export interface ReviewStats {
   total: number;
@@ -23,15 +25,19 @@ interface Row {
  * 0016): a few rows per status, category and reason, however many records there are, where a
  * GROUP BY over review_records took hundreds of ms at 1M. The oldest open record is one index
  * entry (review_records_open_first_seen_at).
+ *
+ * A caller of some domains only (ADR 0030) gets the same counts summed from review_group_counts,
+ * which also keeps the kind, over the kinds of their domains.
  */
-export async function reviewStats(): Promise<ReviewStats> {
+export async function reviewStats(scope: RecordScope = ALL_RECORDS): Promise<ReviewStats> {
   const client = db();
+  const counts = scope.all ? Prisma.sql`review_record_counts` : Prisma.sql`review_group_counts`;
   const [rows, oldest] = await Promise.all([
     client.$queryRaw<Row[]>`
       SELECT status::text AS status, category::text AS category, reason, sum(n)::bigint AS n
-        FROM review_record_counts GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
+        FROM ${counts} WHERE TRUE ${scopeCondition(scope)} GROUP BY 1, 2, 3 HAVING sum(n) <> 0`,
     client.$queryRaw<{ since: Date | null }[]>`
-      SELECT min(first_seen_at) AS since FROM review_records WHERE status = 'open'`,
+      SELECT min(first_seen_at) AS since FROM review_records WHERE status = 'open' ${scopeCondition(scope)}`,
   ]);
   const stats: ReviewStats = {
     total: 0,

@@ -1,4 +1,7 @@
 import { db } from "@/lib/db/client";
+import { domainsWhere } from "@/lib/domains/access";
+import type { Grant } from "@/lib/domains/grant";
+import { Prisma } from "@/lib/generated/prisma/client";
 
 /** A person a record can be assigned to (ADR 0028). */
 export interface AssigneeOption {
@@ -9,15 +12,23 @@ export interface AssigneeOption {
 }
 
 /**
- * Who may be assigned a record: owners and support (the roles that act on records) who are not
- * disabled, by email. Readable by the people who assign, unlike the admin's list of people: it
- * holds nothing but who they are.
+ * Who may be assigned a record: people not disabled who hold a role that acts on records (owner,
+ * support) in some domain, by email. Readable by the people who assign, unlike the admin's list
+ * of people: it holds nothing but who they are. For a caller who assigns in some domains only
+ * (ADR 0030), the people who act in one of those domains (or everywhere): nobody else can be
+ * assigned a record the caller sees.
  */
-export async function listAssignees(): Promise<AssigneeOption[]> {
-  const rows = await db().user.findMany({
-    where: { role: { in: ["owner", "support"] }, banned: false },
-    select: { id: true, name: true, email: true, role: true },
-    orderBy: { email: "asc" },
-  });
-  return rows.map((r) => ({ id: r.id, name: r.name, email: r.email, role: r.role as AssigneeOption["role"] }));
+export async function listAssignees(callerGrants?: readonly Grant[]): Promise<AssigneeOption[]> {
+  const where = callerGrants ? domainsWhere(callerGrants, "reviews.assign") : "all";
+  const inDomains =
+    where === "all" ? Prisma.empty : Prisma.sql`AND (g.domain IS NULL OR g.domain = ANY(${where}::text[]))`;
+  const rows = await db().$queryRaw<{ id: string; name: string; email: string; role: string }[]>`
+    SELECT u.id::text AS id, u.name, u.email, u.role::text AS role FROM users u
+     WHERE NOT COALESCE(u.banned, false)
+       AND EXISTS (SELECT 1 FROM role_grants g
+                    WHERE g.user_id = u.id AND g.role IN ('owner', 'support') ${inDomains})
+     ORDER BY u.email`;
+  // The headline role as the list shows it; a person whose headline role does not act (an auditor
+  // with an owner grant in one domain) is shown as the acting role they hold.
+  return rows.map((r) => ({ ...r, role: r.role === "owner" || r.role === "support" ? r.role : "support" }));
 }

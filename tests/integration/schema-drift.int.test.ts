@@ -76,7 +76,12 @@ const NATIVE_TYPES: Record<string, (args: string[]) => string> = {
 
 /** The column type schema.prisma asks for, or an error when this check cannot tell. */
 function expectedType(field: Field, enums: Map<string, Enum>): { type: string } | { unsupported: string } {
-  if (field.isList) return { unsupported: "list fields (Postgres arrays)" };
+  // A String[] is a text[] (bulk_operations.domains); other lists are not used yet.
+  if (field.isList) {
+    return field.type === "String" && !field.nativeType
+      ? { type: "ARRAY _text" }
+      : { unsupported: "list fields (Postgres arrays)" };
+  }
   if (field.kind === "enum") {
     const e = enums.get(field.type);
     return { type: `USER-DEFINED ${e?.dbName ?? field.type}` };

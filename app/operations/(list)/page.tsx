@@ -23,14 +23,14 @@ export default async function OperationsPage() {
   await queryClient
     .infiniteQuery({
       ...operationsListOptions(),
-      queryFn: (): Promise<OperationsListPage> => listOperations({ limit: OPERATIONS_PAGE_SIZE }, user.role),
+      queryFn: (): Promise<OperationsListPage> => listOperations({ limit: OPERATIONS_PAGE_SIZE }, user.grants),
     })
     .catch(noop);
   return (
     <div className={styles.page}>
       <div className={styles.titleRow}>
         <h1 className={styles.title}>Bulk operations</h1>
-        {allowedOperationActions(user.role).length > 0 ? (
+        {allowedOperationActions(user.grants).length > 0 ? (
           <Link className={buttonClassName("primary")} href="/operations/new">
             New operation
           </Link>
@@ -44,7 +44,7 @@ export default async function OperationsPage() {
       <HydrationBoundary state={dehydrate(queryClient)}>
         <OperationsList />
       </HydrationBoundary>
-      <AutoReplaySettings role={user.role} />
+      <AutoReplaySettings role={user.role} grants={user.grants} />
     </div>
   );
 }

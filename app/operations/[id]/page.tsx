@@ -16,14 +16,14 @@ export const metadata: Metadata = { title: "Operation · Review Console" };
 export default async function OperationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const user = await requireUser("operations.read", `/operations/${encodeURIComponent(id)}`);
-  const operation = isUuid(id) ? await getOperation(id, user.role) : null;
+  const operation = isUuid(id) ? await getOperation(id, user.grants) : null;
   if (!operation) notFound();
 
   const queryClient = new QueryClient();
   queryClient.setQueryData(operationKeys.detail(id), operation);
   return (
     <HydrationBoundary state={dehydrate(queryClient)}>
-      <OperationView id={id} role={user.role} />
+      <OperationView id={id} role={user.role} grants={user.grants} />
     </HydrationBoundary>
   );
 }

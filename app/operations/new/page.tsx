@@ -4,6 +4,7 @@ import styles from "@/components/operations/operations.module.css";
 import { readNewOperationParams } from "@/components/operations/selection-params";
 import { Topline } from "@/components/ui/topline";
 import { requireUser } from "@/lib/auth/session";
+import { recordScope } from "@/lib/domains/scope";
 import { countSelection } from "@/lib/operations/selection-count";
 
 export const metadata: Metadata = { title: "New operation · Review Console" };
@@ -21,12 +22,12 @@ export default async function NewOperationPage({
     return Array.isArray(value) ? value[0] : value;
   });
   // The count before anything is created, with the freeze's condition and cap.
-  const count = params.selection ? await countSelection(params.selection) : null;
+  const count = params.selection ? await countSelection(params.selection, await recordScope(user.grants)) : null;
   return (
     <div className={styles.page}>
       <Topline parent={{ href: "/operations", label: "Operations" }} current="New" />
       <h1 className={styles.title}>New bulk operation</h1>
-      <NewOperationForm params={params} role={user.role} count={count} />
+      <NewOperationForm params={params} role={user.role} grants={user.grants} count={count} />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { QUEUE_PAGE_SIZE, queueListOptions } from "@/components/queue/queries";
 import { fromPageParams, readQueueState } from "@/components/queue/queue-params";
 import { ReviewQueue } from "@/components/queue/review-queue";
 import { requireUser } from "@/lib/auth/session";
+import { recordScope } from "@/lib/domains/scope";
 import { listReviews } from "@/lib/reviews/list";
 import { reviewListQuerySchema } from "@/lib/reviews/schema";
 
@@ -44,8 +45,12 @@ export default async function ReviewsPage({
         .infiniteQuery({
           ...queueListOptions(state.filters, state.sort),
           // `assignee=me` ("Mine") is the signed-in person, as the API resolves it.
-          queryFn: (): Promise<QueuePage> =>
-            listReviews({ ...query.data, assigneeId: state.mine ? user.id : undefined }),
+          // The records of the person's domains only (ADR 0030), as the API answers them.
+          queryFn: async (): Promise<QueuePage> =>
+            listReviews(
+              { ...query.data, assigneeId: state.mine ? user.id : undefined },
+              await recordScope(user.grants),
+            ),
         })
         .catch(noop);
     }

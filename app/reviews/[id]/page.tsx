@@ -7,6 +7,8 @@ import type { ReviewDetail } from "@/components/record/types";
 import { requireUser } from "@/lib/auth/session";
 import { reviewKeys } from "@/lib/client/query-keys";
 import { isUuid } from "@/lib/domain/ids";
+import type { Grant } from "@/lib/domains/grant";
+import { mayRead } from "@/lib/domains/scope";
 import { getReview } from "@/lib/reviews/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";
 
@@ -17,16 +19,18 @@ interface Props {
 export const metadata: Metadata = { title: "Review record · Review Console" };
 
 /** The record as GET /api/v1/reviews/{id} answers it, so the browser's refreshes find the same shape. */
-async function loadDetail(id: string): Promise<ReviewDetail | null> {
+async function loadDetail(id: string, grants: readonly Grant[]): Promise<ReviewDetail | null> {
   if (!isUuid(id)) return null;
   const record = await getReview(id);
-  return record && withParsedMessage(record);
+  // A record outside the person's domains is not there for them: the same not-found page (ADR 0030).
+  if (!record || !mayRead(grants, record.domain)) return null;
+  return withParsedMessage(record);
 }
 
 export default async function ReviewRecordPage({ params }: Props) {
   const { id } = await params;
   const user = await requireUser("reviews.read", `/reviews/${encodeURIComponent(id)}`);
-  const record = await loadDetail(id);
+  const record = await loadDetail(id, user.grants);
   if (!record) notFound();
 
   // A QueryClient per request; the browser's client picks the record up without a second fetch.
@@ -36,7 +40,7 @@ export default async function ReviewRecordPage({ params }: Props) {
   return (
     <AppShell user={user} current="reviews">
       <HydrationBoundary state={dehydrate(queryClient)}>
-        <RecordView id={id} role={user.role} userId={user.id} />
+        <RecordView id={id} role={user.role} grants={user.grants} userId={user.id} />
       </HydrationBoundary>
     </AppShell>
   );

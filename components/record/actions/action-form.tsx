@@ -2,7 +2,7 @@
 
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import { ButtonRow, buttonClassName } from "@/components/ui/button";
-import type { Role } from "@/lib/auth/roles";
+import type { Authority } from "@/lib/reviews/action-rules";
 import { ACTION_RULES, allowedActions, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/action-rules";
 import { latestEnvelope, missingRange } from "../format";
 import { jsonChanges } from "../json-diff";
@@ -48,7 +48,8 @@ export function ActionForm({
   onDone,
 }: {
   record: ReviewDetail;
-  role: Role;
+  /** The person's grants (or a role held everywhere), read against the record's domain. */
+  role: Authority;
   draft: ActionDraft;
   onChange: (draft: ActionDraft) => void;
   onDone: (message: string) => void;

@@ -5,8 +5,9 @@ import { useEffect, useRef, useState } from "react";
 import { buttonClassName } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { StatusLine } from "@/components/ui/states";
-import { can, type Role } from "@/lib/auth/roles";
-import { ACTION_RULES, allowedActions, type ActionName } from "@/lib/reviews/action-rules";
+import type { Role } from "@/lib/auth/roles";
+import { canAnywhere } from "@/lib/domains/access";
+import { ACTION_RULES, allowedActions, type ActionName, type Authority, permits } from "@/lib/reviews/action-rules";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
 import { ActionForm } from "./action-form";
@@ -50,12 +51,12 @@ function buttonClass(action: ActionName, primary: ActionName | null): string {
 }
 
 /** Why the obvious next steps are missing, so a person does not hunt for a button that cannot exist. */
-function notOffered(record: ReviewDetail, role: Role): string | null {
+function notOffered(record: ReviewDetail, who: Authority): string | null {
   if (record.status === "resolved" || record.status === "cancelled") {
     return `This record is ${record.status}: only notes can be added.`;
   }
   if (record.status === "replay-scheduled") {
-    return can(role, "reviews.resolve")
+    return permits(who, "reviews.resolve", record.domain)
       ? "A replay is scheduled: its outcome will resolve or reopen the record. It can still be cancelled."
       : "A replay is scheduled: its outcome will resolve or reopen the record.";
   }
@@ -63,13 +64,14 @@ function notOffered(record: ReviewDetail, role: Role): string | null {
   if (record.category === "effect-result-unknown") {
     return "Replay and correction are not offered until someone confirms the provider's side: a replay could create the effect twice.";
   }
-  if (!can(role, "reviews.resolve")) {
+  if (!permits(who, "reviews.resolve", record.domain)) {
     return "Replaying, correcting, skipping and cancelling need an owner; support can add notes.";
   }
   return null;
 }
 
-export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role }) {
+/** `who`: the person's grants (ADR 0030), read against the record's domain; `role` names them. */
+export function ActionPanel({ record, role, who = role }: { record: ReviewDetail; role: Role; who?: Authority }) {
   const [openAction, setOpenAction] = useState<ActionName | null>(null);
   const [drafts, setDrafts] = useState<Partial<Record<ActionName, ActionDraft>>>({});
   const [announcement, setAnnouncement] = useState("");
@@ -85,14 +87,16 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
     (target ?? headingRef.current)?.focus();
   }, [focusAfterClose]);
 
-  if (!can(role, "reviews.act")) {
+  if (!permits(who, "reviews.act", record.domain)) {
     return (
       <section className={styles.readOnly} aria-labelledby="actions-title">
         <h2 id="actions-title" className={styles.sectionTitle}>
           Read-only
         </h2>
         <p>
-          Your role ({role}) reads every record and takes no action on it.
+          {typeof who !== "string" && canAnywhere(who, "reviews.act")
+            ? `You act on records of other domains; on ${record.domain ? `domain ${record.domain}` : "records in no domain"} you read only.`
+            : `Your role (${role}) reads every record and takes no action on it.`}
           {role === "admin" ? (
             <>
               {" "}
@@ -104,9 +108,9 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
     );
   }
 
-  const allowed = allowedActions(record, role);
+  const allowed = allowedActions(record, who);
   const actions = ORDER.filter((action) => allowed.includes(action));
-  const why = notOffered(record, role);
+  const why = notOffered(record, who);
   const primary = primaryAction(record, actions);
   const open = openAction ? drafts[openAction] : undefined;
 
@@ -172,7 +176,7 @@ export function ActionPanel({ record, role }: { record: ReviewDetail; role: Role
           <ActionForm
             key={openAction}
             record={record}
-            role={role}
+            role={who}
             draft={open}
             onChange={(draft) => setDrafts((current) => ({ ...current, [draft.action]: draft }))}
             onDone={(message) => done(openAction, message)}

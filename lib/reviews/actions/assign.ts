@@ -1,5 +1,7 @@
 import type { Actor } from "@/lib/auth/actor";
-import { can, type Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/auth/roles";
+import { canAnywhere, canIn } from "@/lib/domains/access";
+import type { Grant } from "@/lib/domains/grant";
 import { isUuid } from "@/lib/domain/ids";
 import { conflict, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -51,12 +53,19 @@ export async function assign(
   let next: Person | null = null;
   if (assignee !== null) {
     next = await findPerson(tx, assignee, actor);
-    // Someone who cannot act on a record cannot look after it; a disabled person cannot sign in.
-    if (!can(next.role, "reviews.act")) {
+    // Someone who cannot act on the record cannot look after it: in its domain (ADR 0030), as
+    // their grants are now. A disabled person cannot sign in.
+    const grants = await tx.$queryRaw<Grant[]>`
+      SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${next.id}::uuid`;
+    if (!canAnywhere(grants, "reviews.act")) {
       throw refuseAssignee(
         "assignee-cannot-act",
         `${next.email} is ${next.role}: only owners and support act on records`,
       );
+    }
+    if (!canIn(grants, "reviews.act", record.domain)) {
+      const where = record.domain === null ? "records in no domain" : `records of domain ${record.domain}`;
+      throw refuseAssignee("assignee-cannot-act", `${next.email} may not act on ${where}`);
     }
     if (next.banned) throw refuseAssignee("assignee-disabled", `${next.email} is disabled`);
   }

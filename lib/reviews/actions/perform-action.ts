@@ -1,4 +1,5 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { mayRead } from "@/lib/domains/scope";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
@@ -25,6 +26,8 @@ export interface LockedRecord {
   messageId: string | null;
   kind: string | null;
   assigneeId: string | null;
+  /** The domain of its kind (domain_of_kind), or null: what the actor's grants are read against. */
+  domain: string | null;
 }
 
 /**
@@ -78,21 +81,26 @@ export async function performActionInTx(
   const rows = await tx.$queryRaw<LockedRecord[]>`
     SELECT id::text AS id, status::text AS status, category::text AS category, version, message,
            effect_key AS "effectKey", sequence_key AS "sequenceKey", sequence::text AS sequence,
-           message_id AS "messageId", kind, assignee_id::text AS "assigneeId"
+           message_id AS "messageId", kind, assignee_id::text AS "assigneeId",
+           public.domain_of_kind(kind) AS domain
       FROM review_records WHERE id = ${recordId}::uuid FOR UPDATE`;
   const record = rows[0];
-  if (!record) throw notFound(`no review record ${recordId}`);
+  const grants = grantsOf(actor);
+  // A record outside the actor's domains does not exist for them: the same 404 as an unknown id,
+  // before the version check could tell them otherwise (ADR 0030).
+  if (!record || !mayRead(grants, record.domain)) throw notFound(`no review record ${recordId}`);
   if (record.version !== request.expectedVersion) {
     throw conflict(
       "stale-version",
       `the record changed (version ${record.version}, you saw ${request.expectedVersion}); review it again`,
     );
   }
-  const refusal = actionRefusal(request.action, record, actor.role);
+  const refusal = actionRefusal(request.action, record, grants);
   if (refusal === "role") {
-    throw forbidden("forbidden", `role ${actor.role} may not ${request.action}`, {
+    const where = record.domain === null ? "" : ` in domain ${record.domain}`;
+    throw forbidden("forbidden", `role ${actor.role} may not ${request.action}${where}`, {
       reviewId: recordId,
-      details: { action: request.action },
+      details: { action: request.action, ...(record.domain !== null ? { domain: record.domain } : {}) },
     });
   }
   if (refusal) {

@@ -1,5 +1,8 @@
+import { grantsOf } from "@/lib/auth/actor";
 import { apiRoute } from "@/lib/http/route";
 import { listAssignees } from "@/lib/users/assignees";
 
 /** GET /api/v1/assignees (owner, support): the people a record can be assigned to. */
-export const GET = apiRoute("reviews.assign", async () => Response.json({ people: await listAssignees() }));
+export const GET = apiRoute("reviews.assign", async ({ actor }) =>
+  Response.json({ people: await listAssignees(grantsOf(actor)) }),
+);

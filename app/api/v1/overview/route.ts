@@ -1,8 +1,10 @@
+import { grantsOf } from "@/lib/auth/actor";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { overview, overviewQuerySchema } from "@/lib/overview/overview";
 
-// Everyone who may read the queue may read its overview (owner, support, auditor, admin).
-export const GET = apiRoute("reviews.read", async ({ request }) => {
+// Everyone who may read the queue may read its overview (owner, support, auditor, admin), over
+// the records of their domains (ADR 0030).
+export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
   const query = parseQuery(request, overviewQuerySchema);
-  return Response.json(await overview(query));
+  return Response.json(await overview(query, new Date(), grantsOf(actor)));
 });

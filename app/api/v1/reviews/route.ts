@@ -1,4 +1,5 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { recordScope } from "@/lib/domains/scope";
 import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { reportReview } from "@/lib/reviews/intake-routes";
@@ -7,7 +8,8 @@ import { reviewListQuerySchema } from "@/lib/reviews/schema";
 
 export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
   const { assignee, ...query } = parseQuery(request, reviewListQuerySchema);
-  return Response.json(await listReviews({ ...query, assigneeId: assigneeIdOf(assignee, actor) }));
+  const scope = await recordScope(grantsOf(actor));
+  return Response.json(await listReviews({ ...query, assigneeId: assigneeIdOf(assignee, actor) }, scope));
 });
 
 /** `assignee=me|none|<id>` as the list filters: `me` is the caller, who must be a person. */

@@ -1,7 +1,8 @@
+import { grantsOf } from "@/lib/auth/actor";
 import { apiRoute } from "@/lib/http/route";
 import { listAutoReplaySettings } from "@/lib/operations/auto-replay";
 
 /** GET /api/v1/operations/auto-replay: per kind, whether ready gap records replay by themselves. */
-export const GET = apiRoute("operations.read", async () => {
-  return Response.json({ kinds: await listAutoReplaySettings() });
+export const GET = apiRoute("operations.read", async ({ actor }) => {
+  return Response.json({ kinds: await listAutoReplaySettings(grantsOf(actor)) });
 });

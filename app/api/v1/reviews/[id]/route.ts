@@ -1,3 +1,6 @@
+import { grantsOf } from "@/lib/auth/actor";
+import { domainsWhere } from "@/lib/domains/access";
+import { mayRead } from "@/lib/domains/scope";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { detailResponse } from "@/lib/http/review-responses";
@@ -5,12 +8,19 @@ import { apiRoute } from "@/lib/http/route";
 import { archivedRecordRefusal } from "@/lib/retention/finished-lookup";
 import { getReview } from "@/lib/reviews/detail";
 
-export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params }) => {
+export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params, actor }) => {
+  const grants = grantsOf(actor);
   // Anything that is not a UUID cannot name a record: a 404, not a database type error.
   const record = isUuid(params.id) ? await getReview(params.id) : null;
-  if (!record) {
-    // An archived record is gone from the live tables: the 404 names its archive file.
-    throw (isUuid(params.id) && (await archivedRecordRefusal(params.id))) || notFound(`no review record ${params.id}`);
+  // A record outside the caller's domains is answered exactly as an unknown id (ADR 0030).
+  if (!record || !mayRead(grants, record.domain)) {
+    // An archived record is gone from the live tables: the 404 names its archive file, to those
+    // who see every domain (its kind's domain is no longer at hand to check).
+    const archived =
+      !record && isUuid(params.id) && domainsWhere(grants, "reviews.read") === "all"
+        ? await archivedRecordRefusal(params.id)
+        : null;
+    throw archived || notFound(`no review record ${params.id}`);
   }
   return detailResponse(record);
 });

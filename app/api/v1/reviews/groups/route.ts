@@ -1,7 +1,9 @@
+import { grantsOf } from "@/lib/auth/actor";
+import { recordScope } from "@/lib/domains/scope";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { groupsQuerySchema, reviewGroups } from "@/lib/reviews/groups";
 
-export const GET = apiRoute("reviews.read", async ({ request }) => {
+export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
   const query = parseQuery(request, groupsQuerySchema);
-  return Response.json(await reviewGroups(query));
+  return Response.json(await reviewGroups(query, await recordScope(grantsOf(actor))));
 });

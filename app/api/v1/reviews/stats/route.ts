@@ -1,4 +1,9 @@
+import { grantsOf } from "@/lib/auth/actor";
+import { recordScope } from "@/lib/domains/scope";
 import { apiRoute } from "@/lib/http/route";
 import { reviewStats } from "@/lib/reviews/stats";
 
-export const GET = apiRoute("reviews.read", async () => Response.json(await reviewStats()));
+/** The counts of the records the caller may read (their domains: ADR 0030). */
+export const GET = apiRoute("reviews.read", async ({ actor }) =>
+  Response.json(await reviewStats(await recordScope(grantsOf(actor)))),
+);

@@ -4,9 +4,9 @@ import { itemsQuerySchema } from "@/lib/operations/schema";
 import { listOperationItems } from "@/lib/operations/view";
 
 /** GET /api/v1/operations/{id}/items: the frozen records in dispatch order, with verdict and outcome. */
-export const GET = apiRoute<{ operationId: string }>("operations.read", async ({ request, params }) => {
+export const GET = apiRoute<{ operationId: string }>("operations.read", async ({ request, params, actor }) => {
   const id = operationIdOf(params);
   const query = parseQuery(request, itemsQuerySchema);
-  await requireOperation(id);
+  await requireOperation(id, actor);
   return Response.json(await listOperationItems(id, query));
 });

@@ -4,9 +4,9 @@ import { apiRoute, parseQuery } from "@/lib/http/route";
 import { operationLogQuerySchema } from "@/lib/operations/schema";
 
 /** GET /api/v1/operations/{id}/log: the decision-log entries of the operation, newest first. */
-export const GET = apiRoute<{ operationId: string }>("audit.read", async ({ request, params }) => {
+export const GET = apiRoute<{ operationId: string }>("audit.read", async ({ request, params, actor }) => {
   const id = operationIdOf(params);
   const query = parseQuery(request, operationLogQuerySchema);
-  await requireOperation(id);
+  await requireOperation(id, actor);
   return Response.json(await listDecisions({ ...query, operationId: id }));
 });

@@ -1,0 +1,18 @@
+import { can, type Permission, type Role } from "@/lib/auth/roles";
+import { canAnywhere, canIn } from "./access";
+import type { Grant } from "./grant";
+
+/*
+ * Which permissions a grant in one domain cannot carry (docs/decisions/0030-domain-enforcement.md).
+ * The decision log is one hash chain over every domain and cannot be cut by domain without
+ * breaking what makes it verifiable: reading it (and its exports) takes a global grant. A scoped
+ * person still sees a record's own history on the record's page. No server imports here: the
+ * console's navigation reads the same rule.
+ */
+export const GLOBAL_ONLY_PERMISSIONS: readonly Permission[] = ["audit.read"];
+
+/** Does the holder of `grants` (or a role held everywhere) have `permission` somewhere at all? */
+export function holdsPermission(who: Role | readonly Grant[], permission: Permission): boolean {
+  if (typeof who === "string") return can(who, permission);
+  return GLOBAL_ONLY_PERMISSIONS.includes(permission) ? canIn(who, permission, null) : canAnywhere(who, permission);
+}
