@@ -125,13 +125,22 @@ export function requestOf(delivery: ClaimedDelivery, now: Date): { body: string;
   return { body, headers };
 }
 
-export async function attemptDelivery(delivery: ClaimedDelivery, options: DeliveryOptions): Promise<AttemptResult> {
+/**
+ * One POST. Null when `stop` ended it (the notifier is shutting down): nothing is recorded, and
+ * the lease runs out, so another notifier tries again later under the same id.
+ */
+export async function attemptDelivery(
+  delivery: ClaimedDelivery,
+  options: DeliveryOptions,
+  stop?: AbortSignal,
+): Promise<AttemptResult | null> {
   const startedAt = new Date();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
     const { body, headers } = requestOf(delivery, startedAt);
-    const signal = AbortSignal.timeout(options.timeoutMs);
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
     // Redirects are not followed: the admin chose this URL, not wherever it points next.
     const response = await fetch(delivery.url, { method: "POST", body, headers, signal, redirect: "manual" });
     const excerpt = await Promise.race([
@@ -140,6 +149,7 @@ export async function attemptDelivery(delivery: ClaimedDelivery, options: Delive
     ]);
     return { status: response.status, error: null, excerpt, durationMs: elapsed(), startedAt };
   } catch (error) {
+    if (stop?.aborted) return null;
     const name = (error as Error).name;
     const message =
       name === "TimeoutError"

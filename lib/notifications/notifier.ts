@@ -42,8 +42,8 @@ export async function runNotifier(options: NotifierOptions): Promise<void> {
   let lastThresholdCheck = 0;
 
   const send = (delivery: Awaited<ReturnType<typeof claimDeliveries>>[number]) => {
-    const done = attemptDelivery(delivery, options)
-      .then((result) => recordAttempt(delivery, result, options))
+    const done = attemptDelivery(delivery, options, signal)
+      .then((result) => (result ? recordAttempt(delivery, result, options) : undefined))
       .then(() => undefined)
       .catch((error: unknown) => log.warn({ err: error, deliveryId: delivery.id }, "webhook attempt not recorded"))
       .finally(() => {
