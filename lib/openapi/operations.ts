@@ -19,6 +19,8 @@ import { groupsQuerySchema } from "@/lib/reviews/groups";
 import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
 import { inviteSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
+import { createWebhookSchema, deliveriesQuerySchema, removeWebhookSchema } from "@/lib/notifications/endpoint-schema";
+import * as webhookBody from "@/lib/notifications/response-schemas";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
 import { type Answer, type ApiOperation, errorAnswer, json } from "./operation";
 import * as body from "./responses";
@@ -537,6 +539,66 @@ const PEOPLE_AND_TOKENS: ApiOperation[] = [
   },
 ];
 
+// Notifications (docs/decisions/0032-notifications.md): outgoing webhook endpoints, admin only.
+const webhookId = z.object({ webhookId: z.string().meta({ description: "The webhook endpoint's id (a UUID)." }) });
+const WEBHOOKS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/webhooks",
+    operationId: "listWebhooks",
+    summary: "Every webhook endpoint",
+    description: "With the counts of its deliveries by state; never a secret.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    answers: ok("The endpoints.", webhookBody.webhookListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/webhooks",
+    operationId: "addWebhook",
+    summary: "Add a webhook endpoint",
+    description:
+      "`secret` signs its deliveries (Standard Webhooks), shown this once. `domain` null: every domain. " +
+      "`events` absent: every event type.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    body: createWebhookSchema,
+    answers: {
+      ...ok("The endpoint and its secret.", webhookBody.webhookCreatedSchema, 201),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/webhooks/[webhookId]/remove",
+    operationId: "removeWebhook",
+    summary: "Remove a webhook endpoint",
+    description: "Its deliveries go with it; nothing more is sent to it.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    body: removeWebhookSchema,
+    answers: {
+      ...ok("The endpoint as it was.", webhookBody.webhookOneSchema),
+      404: error("No endpoint with this id."),
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/webhooks/[webhookId]/deliveries",
+    operationId: "listWebhookDeliveries",
+    summary: "An endpoint's deliveries",
+    description: "Newest first, each with its attempts: status, duration and an excerpt of the answer.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    query: deliveriesQuerySchema,
+    answers: {
+      ...ok("The deliveries.", webhookBody.deliveryListSchema),
+      404: error("No endpoint with this id."),
+    },
+  },
+];
+
 const SERVICE: ApiOperation[] = [
   {
     method: "GET",
@@ -596,6 +658,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...AUDIT,
   ...OPERATIONS,
   ...PEOPLE_AND_TOKENS,
+  ...WEBHOOKS,
   ...SERVICE,
   ...BETTER_AUTH_OPERATIONS,
 ];
@@ -609,6 +672,7 @@ export const TAGS = [
     description: "Bulk operations and the automatic replay of ready records (docs/operations.md).",
   },
   { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
+  { name: "Notifications", description: "Outgoing webhooks and their deliveries (admin)." },
   { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
   { name: "Service", description: "Health, metrics and this document." },
 ];
