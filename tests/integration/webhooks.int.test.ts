@@ -16,7 +16,11 @@ import { addWebhook } from "@/lib/notifications/endpoints";
 import { processLogBatch } from "@/lib/notifications/log-events";
 import { DEFAULT_NOTIFIER_OPTIONS, type NotifierOptions, runNotifier } from "@/lib/notifications/notifier";
 import { checkThresholds } from "@/lib/notifications/thresholds";
+import { GET as deliveriesRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/route";
+import { POST as removeRoute } from "@/app/api/v1/webhooks/[webhookId]/remove/route";
+import { GET as listRoute, POST as addRoute } from "@/app/api/v1/webhooks/route";
 import { setupTestDatabase, withClient } from "../support/database";
+import { call, tokenFor } from "../support/http";
 import { envelope, reportGaps } from "../support/operations";
 
 const database = setupTestDatabase();
@@ -318,5 +322,79 @@ describe("events", () => {
     await report(3, "d");
     await checkThresholds();
     expect((await thresholds()).map((d) => d.payload.data.crossing)).toEqual([1, 2]);
+  });
+});
+
+describe("the API", () => {
+  it("lets an admin add, list and remove endpoints, each in the decision log, the secret shown once", async () => {
+    const t = tag();
+    const admin = await tokenFor("admin");
+    const added = await call(addRoute, {
+      token: admin,
+      body: {
+        url: `${base}/api-${t}`,
+        events: ["cause.new", "operation.finished"],
+        format: "slack",
+        reason: "on call",
+      },
+    });
+    expect(added.status).toBe(201);
+    expect(added.body.secret).toMatch(/^whsec_/);
+    const id = added.body.webhook.id as string;
+    expect(added.body.webhook).toMatchObject({ url: `${base}/api-${t}`, domain: null, format: "slack" });
+
+    const listed = await call(listRoute, { token: admin });
+    expect(listed.status).toBe(200);
+    expect(JSON.stringify(listed.body)).not.toContain(added.body.secret.slice(6));
+    expect(listed.body.webhooks.map((w: { id: string }) => w.id)).toContain(id);
+    const stored = (await sql(`SELECT secret_sealed FROM webhook_endpoints WHERE id = $1`, [id])).rows[0];
+    expect(stored.secret_sealed).not.toContain(added.body.secret.slice(6));
+
+    const deliveries = await call(deliveriesRoute, { token: admin, params: { webhookId: id } });
+    expect(deliveries).toMatchObject({ status: 200, body: { deliveries: [] } });
+
+    const removed = await call(removeRoute, { token: admin, params: { webhookId: id }, body: { reason: "done" } });
+    expect(removed.status).toBe(200);
+    expect((await call(removeRoute, { token: admin, params: { webhookId: id }, body: {} })).status).toBe(404);
+    const logged = await sql(
+      `SELECT action, reason FROM decision_log WHERE action LIKE 'webhook.%' AND details->>'webhookId' = $1 ORDER BY seq`,
+      [id],
+    );
+    expect(logged.rows).toEqual([
+      { action: "webhook.added", reason: "on call" },
+      { action: "webhook.removed", reason: "done" },
+    ]);
+  });
+
+  it("refuses bad input naming the field, and anyone but an admin, changing nothing", async () => {
+    const t = tag();
+    const admin = await tokenFor("admin");
+    const before = (await sql(`SELECT count(*)::int AS n FROM webhook_endpoints`)).rows[0].n;
+    const cases: [unknown, string][] = [
+      [{ url: "ftp://example.test/x" }, "url"],
+      [{ url: "javascript:alert(1)" }, "url"],
+      [{ url: "http://user:pw@example.test/" }, "url"],
+      [{ url: `${base}/x`, domain: `no-such-${t}` }, "domain"],
+      [{ url: `${base}/x`, events: ["cause.old"] }, "events.0"],
+      [{ url: `${base}/x`, events: [] }, "events"],
+      [{ url: `${base}/x`, format: "xml" }, "format"],
+      [{ url: `${base}/x`, openAbove: 0 }, "openAbove"],
+      [{ url: `${base}/x`, secret: "mine" }, ""],
+    ];
+    for (const [body, field] of cases) {
+      const answer = await call(addRoute, { token: admin, body });
+      expect(answer.status, JSON.stringify(body)).toBe(400);
+      if (field)
+        expect(
+          answer.body.error.issues.map((i: { path: string }) => i.path),
+          JSON.stringify(body),
+        ).toContain(field);
+    }
+    for (const role of ["owner", "auditor", "support"] as const) {
+      expect((await call(addRoute, { token: await tokenFor(role), body: { url: `${base}/x` } })).status).toBe(403);
+      expect((await call(listRoute, { token: await tokenFor(role) })).status).toBe(403);
+    }
+    expect((await call(deliveriesRoute, { token: admin, params: { webhookId: "not-a-uuid" } })).status).toBe(404);
+    expect((await sql(`SELECT count(*)::int AS n FROM webhook_endpoints`)).rows[0].n).toBe(before);
   });
 });
