@@ -8,9 +8,10 @@ import { printTable } from "./table";
 // `review-console webhook …`: outgoing webhook endpoints (docs/decisions/0032-notifications.md).
 // The input goes through the API's own schema, so the CLI refuses exactly what the API refuses.
 
-function wholeNumber(value: string | undefined): number | null {
+function wholeNumber(flag: string, value: string | undefined, fail: (message: string) => Error): number | null {
   if (value === undefined) return null;
-  return /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!/^\d+$/.test(value)) throw fail(`${flag}: must be a whole number >= 1`);
+  return Number(value);
 }
 
 export function registerWebhookCommands(
@@ -45,8 +46,8 @@ export function registerWebhookCommands(
           domain: options.domain ?? null,
           ...(options.events !== undefined ? { events: options.events.split(",").map((e) => e.trim()) } : {}),
           format: options.format,
-          openAbove: wholeNumber(options.openAbove),
-          oldestOpenAboveSeconds: wholeNumber(options.oldestAbove),
+          openAbove: wholeNumber("open-above", options.openAbove, fail),
+          oldestOpenAboveSeconds: wholeNumber("oldest-above", options.oldestAbove, fail),
           ...(options.reason !== undefined ? { reason: options.reason } : {}),
         });
         if (!parsed.success) {
