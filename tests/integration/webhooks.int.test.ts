@@ -16,6 +16,7 @@ import { addWebhook } from "@/lib/notifications/endpoints";
 import { processLogBatch } from "@/lib/notifications/log-events";
 import { DEFAULT_NOTIFIER_OPTIONS, type NotifierOptions, runNotifier } from "@/lib/notifications/notifier";
 import { checkThresholds } from "@/lib/notifications/thresholds";
+import { processMetrics } from "@/lib/metrics/process";
 import { GET as deliveriesRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/route";
 import { POST as removeRoute } from "@/app/api/v1/webhooks/[webhookId]/remove/route";
 import { GET as listRoute, POST as addRoute } from "@/app/api/v1/webhooks/route";
@@ -131,6 +132,11 @@ describe("webhook deliveries", () => {
     const { webhook, secret } = await addWebhook({ url: `${base}${path}`, domain, events: ["cause.new"] }, CLI_ACTOR);
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
+    const counted = async () =>
+      Object.fromEntries(
+        (await processMetrics().webhookDeliveries.get()).values.map((v) => [String(v.labels.outcome), v.value]),
+      );
+    const before = await counted();
     await reportGaps([envelope(`pay${t}.charge`, `k-${t}`, 2)], `Cause${t}`);
     await withNotifiers(2, {}, () =>
       until("the delivery accepted", async () =>
@@ -177,6 +183,10 @@ describe("webhook deliveries", () => {
     expect(attempts[1].error).toBe("no answer within 1500 ms");
     expect(attempts[1].duration_ms).toBeGreaterThanOrEqual(1_490);
     expect((await deliveriesOf(webhook.id)).length).toBe(1);
+    // The metric counts each attempt by outcome.
+    const after = await counted();
+    expect((after.retrying ?? 0) - (before.retrying ?? 0)).toBe(2);
+    expect((after.delivered ?? 0) - (before.delivered ?? 0)).toBe(1);
   });
 
   it("deliver to a working endpoint while another hangs", async () => {
