@@ -10,6 +10,7 @@ import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCom
 import { registerDomainCommands } from "./domain-commands";
 import { registerPeopleCommands } from "./people-commands";
 import { registerTokenCommands } from "./token-commands";
+import { registerWebhookCommands } from "./webhook-commands";
 
 /**
  * A failure the user can fix: printed as one line, exit code 1, no stack trace. A Refusal from
@@ -64,6 +65,7 @@ program
 registerPeopleCommands(program, withDatabase, (message) => new CliError(message));
 registerTokenCommands(program, withDatabase, (message) => new CliError(message));
 registerDomainCommands(program, withDatabase, (message) => new CliError(message));
+registerWebhookCommands(program, withDatabase, (message) => new CliError(message));
 registerAuditCommands(program, withDatabase);
 // Archiving detaches and drops partitions: the owner's connection, like `migrate`.
 registerArchiveCommands(program, async (fn) => {

@@ -6,6 +6,7 @@
 export const APP_ROUTES = [
   "/",
   "/admin",
+  "/admin/webhooks",
   "/api-reference",
   "/api/auth/[...all]",
   "/api/health",
@@ -45,6 +46,9 @@ export const APP_ROUTES = [
   "/api/v1/reviews/stats",
   "/api/v1/tokens",
   "/api/v1/tokens/[tokenId]/revoke",
+  "/api/v1/webhooks",
+  "/api/v1/webhooks/[webhookId]/deliveries",
+  "/api/v1/webhooks/[webhookId]/remove",
   "/audit",
   "/login",
   "/operations",

@@ -14,6 +14,8 @@ export interface ProcessMetrics {
   httpDuration: Histogram<"route" | "method" | "status">;
   /** Intake requests the console's own server answered without Next (lib/net/intake-fast-path.ts). */
   fastPath: Counter<"route">;
+  /** Webhook delivery attempts this process made, by outcome (lib/notifications/deliver.ts). */
+  webhookDeliveries: Counter<"outcome">;
 }
 
 /** Seconds. From 5 ms (a cached read) to 30 s (a batch intake, a large dry run). */
@@ -56,7 +58,13 @@ function create(): ProcessMetrics {
     labelNames: ["route"],
     registers: [registry],
   });
-  return { registry, decisions, httpDuration, fastPath };
+  const webhookDeliveries = new Counter({
+    name: "review_console_webhook_deliveries_total",
+    help: "Webhook delivery attempts made by this process, by outcome: delivered, retrying (failed, tried again later) or failed (out of attempts)",
+    labelNames: ["outcome"],
+    registers: [registry],
+  });
+  return { registry, decisions, httpDuration, fastPath, webhookDeliveries };
 }
 
 export function processMetrics(): ProcessMetrics {

@@ -20,6 +20,8 @@ import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
 import { inviteSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
+import { createWebhookSchema, deliveriesQuerySchema, removeWebhookSchema } from "@/lib/notifications/endpoint-schema";
+import * as webhookBody from "@/lib/notifications/response-schemas";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
 import { type Answer, type ApiOperation, errorAnswer, json } from "./operation";
 import * as body from "./responses";
@@ -647,6 +649,62 @@ const DOMAINS: ApiOperation[] = [
       ...ok("The person as they now are.", body.grantChangedSchema),
       404: error("No person with this id, or they hold no such manual grant."),
       422: error("Nobody may change their own grants (`own-account`)."),
+// Notifications (docs/decisions/0032-notifications.md): outgoing webhook endpoints, admin only.
+const webhookId = z.object({ webhookId: z.string().meta({ description: "The webhook endpoint's id (a UUID)." }) });
+const WEBHOOKS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/webhooks",
+    operationId: "listWebhooks",
+    summary: "Every webhook endpoint",
+    description: "With the counts of its deliveries by state; never a secret.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    answers: ok("The endpoints.", webhookBody.webhookListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/webhooks",
+    operationId: "addWebhook",
+    summary: "Add a webhook endpoint",
+    description:
+      "`secret` signs its deliveries (Standard Webhooks), shown this once. `domain` null: every domain. " +
+      "`events` absent: every event type.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    body: createWebhookSchema,
+    answers: {
+      ...ok("The endpoint and its secret.", webhookBody.webhookCreatedSchema, 201),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/webhooks/[webhookId]/remove",
+    operationId: "removeWebhook",
+    summary: "Remove a webhook endpoint",
+    description: "Its deliveries go with it; nothing more is sent to it.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    body: removeWebhookSchema,
+    answers: {
+      ...ok("The endpoint as it was.", webhookBody.webhookOneSchema),
+      404: error("No endpoint with this id."),
+    },
+  },
+  {
+    method: "GET",
+    route: "/api/v1/webhooks/[webhookId]/deliveries",
+    operationId: "listWebhookDeliveries",
+    summary: "An endpoint's deliveries",
+    description: "Newest first, each with its attempts: status, duration and an excerpt of the answer.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    query: deliveriesQuerySchema,
+    answers: {
+      ...ok("The deliveries.", webhookBody.deliveryListSchema),
+      404: error("No endpoint with this id."),
     },
   },
 ];
@@ -711,6 +769,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...OPERATIONS,
   ...PEOPLE_AND_TOKENS,
   ...DOMAINS,
+  ...WEBHOOKS,
   ...SERVICE,
   ...BETTER_AUTH_OPERATIONS,
 ];
@@ -725,6 +784,7 @@ export const TAGS = [
   },
   { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
   { name: "Domains", description: "Domains of message kinds and the roles granted in them (admin, ADR 0029)." },
+  { name: "Notifications", description: "Outgoing webhooks and their deliveries (admin)." },
   { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
   { name: "Service", description: "Health, metrics and this document." },
 ];

@@ -1,0 +1,65 @@
+import { z } from "zod";
+import { EVENT_TYPES } from "./events";
+
+// The inputs of /api/v1/webhooks (docs/api-additions.md), shared by the routes and the CLI.
+
+export const WEBHOOK_FORMATS = ["standard", "slack"] as const;
+export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
+
+/** An absolute http(s) URL without user name or password (lists show it), at most 2,000 characters. */
+export const webhookUrlSchema = z
+  .string()
+  .trim()
+  .max(2000, "must have at most 2,000 characters")
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, "must be an absolute http:// or https:// URL")
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return url.username === "" && url.password === "";
+    } catch {
+      return true;
+    }
+  }, "must not contain a user name or password");
+
+export const domainNameSchema = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "must be a domain name (a-z, 0-9, -)");
+
+export const createWebhookSchema = z
+  .object({
+    url: webhookUrlSchema,
+    /** null or absent: every domain's events. */
+    domain: domainNameSchema.nullable().default(null),
+    /** Absent: every event type. */
+    events: z
+      .array(z.enum(EVENT_TYPES))
+      .min(1, "name at least one event type")
+      .max(EVENT_TYPES.length)
+      .default([...EVENT_TYPES]),
+    format: z.enum(WEBHOOK_FORMATS).default("standard"),
+    /** `open.above` fires when more records than this are open (in the endpoint's domain). */
+    openAbove: z.number().int("must be a whole number").min(1).max(1_000_000_000).nullable().default(null),
+    /** `oldest-open.above` fires when the oldest open record is older than this many seconds. */
+    oldestOpenAboveSeconds: z.number().int("must be a whole number").min(1).max(315_360_000).nullable().default(null),
+    reason: z.string().trim().min(1).max(2000).optional(),
+  })
+  .strict()
+  .meta({ id: "CreateWebhookRequest" });
+export type CreateWebhookRequest = z.input<typeof createWebhookSchema>;
+
+export const removeWebhookSchema = z
+  .object({ reason: z.string().trim().min(1).max(2000).optional() })
+  .strict()
+  .meta({ id: "RemoveWebhookRequest" });
+
+export const deliveriesQuerySchema = z
+  .object({
+    state: z.enum(["pending", "delivered", "failed"]).optional(),
+    limit: z.coerce.number().int().min(1).max(200).default(50),
+  })
+  .strict();

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import { EVENT_TYPES } from "./events";
+
+// The answers of /api/v1/webhooks, for the OpenAPI document (lib/openapi/operations.ts).
+
+export const webhookSchema = z
+  .object({
+    id: z.string(),
+    url: z.string(),
+    domain: z.string().nullable().meta({ description: "null: events of every domain (and of none)." }),
+    events: z.array(z.enum(EVENT_TYPES)),
+    format: z.enum(["standard", "slack"]),
+    openAbove: z.number().int().nullable(),
+    oldestOpenAboveSeconds: z.number().int().nullable(),
+    createdBy: z.string(),
+    createdAt: z.string(),
+    deliveries: z.object({ pending: z.number().int(), delivered: z.number().int(), failed: z.number().int() }),
+  })
+  .meta({ id: "Webhook" });
+
+export const webhookListSchema = z.object({ webhooks: z.array(webhookSchema) });
+export const webhookOneSchema = z.object({ webhook: webhookSchema });
+export const webhookCreatedSchema = z.object({
+  secret: z.string().meta({
+    description: "The signing secret (`whsec_…`, Standard Webhooks), in this answer only; kept encrypted to sign.",
+  }),
+  webhook: webhookSchema,
+});
+
+const attemptSchema = z.object({
+  attempt: z.number().int(),
+  startedAt: z.string(),
+  durationMs: z.number().int(),
+  status: z.number().int().nullable().meta({ description: "The HTTP status; null when there was no answer." }),
+  error: z.string().nullable(),
+  responseExcerpt: z
+    .string()
+    .nullable()
+    .meta({ description: "The first 300 characters of the endpoint's answer: untrusted text." }),
+});
+
+export const deliveryListSchema = z.object({
+  deliveries: z.array(
+    z
+      .object({
+        id: z.string().meta({ description: "The `webhook-id` header, the same on every attempt." }),
+        eventType: z.enum(EVENT_TYPES),
+        eventKey: z.string(),
+        state: z.enum(["pending", "delivered", "failed"]),
+        attempts: z.number().int(),
+        nextAttemptAt: z.string().nullable(),
+        lastStatus: z.number().int().nullable(),
+        deliveredAt: z.string().nullable(),
+        createdAt: z.string(),
+        attemptLog: z.array(attemptSchema),
+      })
+      .meta({ id: "WebhookDelivery" }),
+  ),
+});
