@@ -4,6 +4,7 @@ import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
 import { can, type Role } from "@/lib/auth/roles";
+import type { Grant } from "@/lib/domains/grant";
 
 export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference";
 
@@ -11,6 +12,14 @@ export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "ad
 export interface ShellUser {
   email: string;
   role: Role;
+  /** The person's grants (role_grants); shown instead of the role when any is in a domain. */
+  grants?: Grant[];
+}
+
+/** `owner · payments, auditor`: what a person holds, so they see what single sign-on gave them. */
+export function grantsLabel(role: Role, grants: readonly Grant[] | undefined): string {
+  if (!grants?.length || grants.every((g) => g.domain === null && g.role === role)) return role;
+  return grants.map((g) => (g.domain ? `${g.role} · ${g.domain}` : g.role)).join(", ");
 }
 
 const NAV: {
@@ -70,8 +79,8 @@ export function AppShell({
               <span className="rc-shell-email" title={user.email}>
                 {user.email}
               </span>
-              <span className="rc-shell-role" title="Your role">
-                {user.role}
+              <span className="rc-shell-role" title="Your role and grants">
+                {grantsLabel(user.role, user.grants)}
               </span>
               <SignOutButton className={buttonClassName("default", "sm")} />
             </>
