@@ -146,7 +146,11 @@ test("the first sign-in creates the person with the grants of their groups; the 
   await expect(page).toHaveURL(`${consoleSso!.baseURL}/reviews`);
   await expect(page.locator(".rc-shell-role")).toHaveText(`owner · ${DOMAIN}`);
   expect(await grantsOf(server.databaseUrl, email)).toEqual([{ role: "owner", domain: DOMAIN, source: "oidc" }]);
-  const [user] = await query<{ role: string }>(server.databaseUrl, "SELECT role::text AS role FROM users WHERE email = $1", [email]);
+  const [user] = await query<{ role: string }>(
+    server.databaseUrl,
+    "SELECT role::text AS role FROM users WHERE email = $1",
+    [email],
+  );
   expect(user.role).toBe("owner");
   await context.close();
 

@@ -38,12 +38,7 @@ export function SsoButton({ label, next, primary }: { label: string; next: strin
 
   return (
     <>
-      <button
-        className={primary ? styles.primary : styles.secondary}
-        type="button"
-        onClick={start}
-        disabled={pending}
-      >
+      <button className={primary ? styles.primary : styles.secondary} type="button" onClick={start} disabled={pending}>
         {pending ? "Redirecting…" : `Sign in with ${label}`}
       </button>
       {failed ? (

@@ -140,11 +140,7 @@ function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
     // and a decision-log entry) and the request for a password link, which only an admin makes
     // (server-side, issuePasswordLink). auth.api calls are not affected.
     // With PASSWORD_SIGN_IN=off, the password sign-in is not served either (404).
-    disabledPaths: [
-      ...adminPluginPaths(),
-      "/request-password-reset",
-      ...(passwordSignIn ? [] : ["/sign-in/email"]),
-    ],
+    disabledPaths: [...adminPluginPaths(), "/request-password-reset", ...(passwordSignIn ? [] : ["/sign-in/email"])],
     rateLimit: {
       // Better Auth turns it on only when NODE_ENV=production; we want it everywhere.
       enabled: true,

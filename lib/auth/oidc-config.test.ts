@@ -28,7 +28,9 @@ function settingOf(fn: () => unknown): string | undefined {
 
 describe("parseGroupGrants", () => {
   it("maps groups to a role in a domain, or everywhere without @domain", () => {
-    const map = parseGroupGrants(" rc-payments-owners = owner@payments , rc-auditors=auditor,rc-auditors=support@cards ");
+    const map = parseGroupGrants(
+      " rc-payments-owners = owner@payments , rc-auditors=auditor,rc-auditors=support@cards ",
+    );
     expect([...map.entries()]).toEqual([
       ["rc-payments-owners", [{ role: "owner", domain: "payments" }]],
       [
@@ -67,8 +69,17 @@ describe("oidcConfig", () => {
     expect(config.providerName).toBe("single sign-on");
     expect(config.groupsClaim).toBe("groups");
     expect(config.scopes).toEqual(["openid", "email", "profile"]);
-    const custom = oidcConfig({ ...complete, OIDC_PROVIDER_NAME: "Acme", OIDC_GROUPS_CLAIM: "roles", OIDC_SCOPES: "email groups" })!;
-    expect([custom.providerName, custom.groupsClaim, custom.scopes]).toEqual(["Acme", "roles", ["openid", "email", "groups"]]);
+    const custom = oidcConfig({
+      ...complete,
+      OIDC_PROVIDER_NAME: "Acme",
+      OIDC_GROUPS_CLAIM: "roles",
+      OIDC_SCOPES: "email groups",
+    })!;
+    expect([custom.providerName, custom.groupsClaim, custom.scopes]).toEqual([
+      "Acme",
+      "roles",
+      ["openid", "email", "groups"],
+    ]);
   });
 
   it.each([

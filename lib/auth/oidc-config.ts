@@ -63,7 +63,10 @@ export function parseGroupGrants(text: string, setting = "OIDC_GROUP_GRANTS"): M
     const role = at >= 0 ? grantText.slice(0, at) : grantText;
     const domain = at >= 0 ? grantText.slice(at + 1) : null;
     if (!isPersonRole(role)) {
-      throw new ConfigError(setting, `"${role}" (for group ${group}) is not a role of people (owner, support, auditor, admin)`);
+      throw new ConfigError(
+        setting,
+        `"${role}" (for group ${group}) is not a role of people (owner, support, auditor, admin)`,
+      );
     }
     if (domain !== null && !DOMAIN_NAME.test(domain)) {
       throw new ConfigError(setting, `"${domain}" (for group ${group}) is not a domain name (a-z, 0-9, -)`);
@@ -121,7 +124,8 @@ export function passwordSignInEnabled(env: Env = process.env): boolean {
   const value = env.PASSWORD_SIGN_IN?.trim().toLowerCase();
   if (!value || value === "on") return true;
   if (value !== "off") throw new ConfigError("PASSWORD_SIGN_IN", `"${env.PASSWORD_SIGN_IN}" is neither on nor off`);
-  if (!env.OIDC_ISSUER?.trim()) throw new ConfigError("PASSWORD_SIGN_IN", "off needs OIDC_ISSUER: nobody could sign in");
+  if (!env.OIDC_ISSUER?.trim())
+    throw new ConfigError("PASSWORD_SIGN_IN", "off needs OIDC_ISSUER: nobody could sign in");
   return false;
 }
 

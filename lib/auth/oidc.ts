@@ -2,13 +2,7 @@ import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
 import { genericOAuth } from "better-auth/plugins";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import {
-  grantsForGroups,
-  groupsFromClaims,
-  OIDC_PROVIDER_ID,
-  type GroupGrant,
-  type OidcConfig,
-} from "./oidc-config";
+import { grantsForGroups, groupsFromClaims, OIDC_PROVIDER_ID, type GroupGrant, type OidcConfig } from "./oidc-config";
 import { grantsWithKnownDomains, headlineRole, syncOidcGrants } from "./oidc-grants";
 import { DISABLED_MESSAGE } from "./admin-plugin";
 
@@ -50,10 +44,16 @@ export function oidcValidateUserInfo(config: OidcConfig) {
     const groups = groupsFromClaims(claims, config.groupsClaim);
     const { grants, missing } = await grantsWithKnownDomains(grantsForGroups(groups, config.groupGrants));
     if (missing.length) {
-      log.warn({ domains: missing }, "single sign-on: OIDC_GROUP_GRANTS names domains that do not exist; those grants are left out");
+      log.warn(
+        { domains: missing },
+        "single sign-on: OIDC_GROUP_GRANTS names domains that do not exist; those grants are left out",
+      );
     }
     if (grants.length === 0) {
-      log.info({ email: String(data.user.email ?? ""), groups: groups.length }, "single sign-on refused: no group maps to a grant");
+      log.info(
+        { email: String(data.user.email ?? ""), groups: groups.length },
+        "single sign-on refused: no group maps to a grant",
+      );
       return {
         error: NO_GRANTS_CODE,
         errorDescription: `Your groups at ${config.providerName} give you no role in the Review Console. Ask an admin.`,

@@ -94,7 +94,9 @@ export const BETTER_AUTH_OPERATIONS: ApiOperation[] = [
         description: "The provider's authorization URL.",
         content: json(z.looseObject({ url: z.string(), redirect: z.boolean() })),
       },
-      400: authError("The body is not what the endpoint takes, or the provider is not configured (`PROVIDER_NOT_FOUND`)."),
+      400: authError(
+        "The body is not what the endpoint takes, or the provider is not configured (`PROVIDER_NOT_FOUND`).",
+      ),
       403: authError("A callback URL of another site, or the `Origin` is not this site."),
       ...common,
     },
