@@ -5,14 +5,8 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   // Sign-in settings (OIDC_*, PASSWORD_SIGN_IN): a bad one stops the start, named, rather than
   // failing each sign-in later (docs/decisions/0036-single-sign-on.md).
-  const { checkSignInConfig, ConfigError } = await import("./lib/auth/oidc-config");
-  try {
-    checkSignInConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    console.error(`error: ${error.message}`);
-    process.exit(2);
-  }
+  const { checkSignInConfigOrExit } = await import("./lib/auth/oidc-startup");
+  checkSignInConfigOrExit();
   if (process.env.OPERATIONS_DISPATCHER === "off") return;
   const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
   startConsoleDispatcher();
