@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { authClient } from "@/lib/auth/auth-client";
 import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc-config";
 import styles from "./login.module.css";
@@ -11,7 +11,15 @@ import styles from "./login.module.css";
  * /api/auth/callback/oidc, which signs the person in and sends them on to `next` (or back here
  * with ?error= when the sign-in was refused).
  */
+const noSubscription = () => () => {};
+
 export function SsoButton({ label, next, primary }: { label: string; next: string; primary: boolean }) {
+  // Disabled until React handles the click (in the server's HTML it would do nothing).
+  const hydrated = useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
   const [pending, setPending] = useState(false);
   const [failed, setFailed] = useState(false);
 
@@ -38,7 +46,12 @@ export function SsoButton({ label, next, primary }: { label: string; next: strin
 
   return (
     <>
-      <button className={primary ? styles.primary : styles.secondary} type="button" onClick={start} disabled={pending}>
+      <button
+        className={primary ? styles.primary : styles.secondary}
+        type="button"
+        onClick={start}
+        disabled={pending || !hydrated}
+      >
         {pending ? "Redirecting…" : `Sign in with ${label}`}
       </button>
       {failed ? (
