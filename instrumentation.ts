@@ -4,6 +4,10 @@
 // (docs/decisions/0032-notifications.md), whose state is in PostgreSQL too.
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  // Sign-in settings (OIDC_*, PASSWORD_SIGN_IN): a bad one stops the start, named, rather than
+  // failing each sign-in later (docs/decisions/0036-single-sign-on.md).
+  const { checkSignInConfigOrExit } = await import("./lib/auth/oidc-startup");
+  checkSignInConfigOrExit();
   if (process.env.OPERATIONS_DISPATCHER !== "off") {
     const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
     startConsoleDispatcher();

@@ -2,14 +2,32 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SignOutButton } from "@/components/sign-out-button";
 import { HOME_PATH, safeNextPath } from "@/lib/auth/next-path";
+import { oidcConfig, passwordSignInEnabled } from "@/lib/auth/oidc-config";
 import { currentUser } from "@/lib/auth/session";
 import { LoginForm } from "./login-form";
+import { SsoButton } from "./sso-button";
 import styles from "./login.module.css";
 
 export const metadata: Metadata = { title: "Sign in · Review Console" };
 
-export default async function LoginPage({ searchParams }: { searchParams: Promise<{ next?: string | string[] }> }) {
-  const { next } = await searchParams;
+/** What a refused single sign-on (`?error=` from /api/auth/callback/oidc) tells the person. */
+function ssoMessage(error: string, providerName: string): string {
+  if (error === "NO_GRANTS") {
+    return `Your groups at ${providerName} give you no role in the Review Console. Ask an admin.`;
+  }
+  if (error === "BANNED_USER") return "This account is disabled. Ask an admin.";
+  if (error === "access_denied") return `Signing in at ${providerName} was cancelled.`;
+  return `Single sign-on failed (${error.slice(0, 80)}). Try again, or ask an admin.`;
+}
+
+export default async function LoginPage({
+  searchParams,
+}: {
+  searchParams: Promise<{ next?: string | string[]; error?: string | string[] }>;
+}) {
+  const { next, error } = await searchParams;
+  const sso = oidcConfig();
+  const passwordSignIn = passwordSignInEnabled();
   const destination = safeNextPath(typeof next === "string" ? next : null) ?? HOME_PATH;
   const user = await currentUser();
 
@@ -31,8 +49,24 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
           </>
         ) : (
           <>
-            <p className={styles.lead}>Sign in with the email and password your administrator gave you.</p>
-            <LoginForm next={destination} />
+            {sso && typeof error === "string" ? (
+              <p className={styles.error} role="alert">
+                {ssoMessage(error, sso.providerName)}
+              </p>
+            ) : null}
+            {passwordSignIn ? (
+              <>
+                <p className={styles.lead}>Sign in with the email and password your administrator gave you.</p>
+                <LoginForm next={destination} />
+              </>
+            ) : (
+              <p className={styles.lead}>Sign in with your organisation&apos;s account.</p>
+            )}
+            {sso ? (
+              <div className={styles.sso}>
+                <SsoButton label={sso.providerName} next={destination} primary={!passwordSignIn} />
+              </div>
+            ) : null}
           </>
         )}
       </div>

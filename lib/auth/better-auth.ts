@@ -8,6 +8,8 @@ import { servedOverHttps } from "@/lib/http/https";
 import { log } from "@/lib/log";
 import { PEER_ADDRESS_HEADER, peerHeaderTrusted } from "@/lib/net/peer-address";
 import { adminPlugin, adminPluginPaths } from "./admin-plugin";
+import { oidcDatabaseHooks, oidcPlugin, oidcValidateUserInfo } from "./oidc";
+import { oidcConfig, passwordSignInEnabled } from "./oidc-config";
 import { hideSessionTokens } from "./hide-session-tokens";
 import { deliverPasswordLink, PASSWORD_LINK_SECONDS, recordPasswordSet } from "./password-links";
 import { hashPassword, verifyPassword } from "./passwords";
@@ -98,6 +100,9 @@ function logAuthError(error: unknown): void {
 
 function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
   const proxies = trustedProxies();
+  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); a bad setting throws, naming it.
+  const sso = oidcConfig();
+  const passwordSignIn = passwordSignInEnabled();
   return betterAuth({
     appName: "Review Console",
     basePath: AUTH_BASE_PATH,
@@ -107,10 +112,12 @@ function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
     // Better Auth checks `Origin` on cookie requests against these (plus BETTER_AUTH_URL).
     trustedOrigins: (request?: Request) => (request ? [requestOrigin(request.headers, request.url)] : []),
     database: prismaAdapter(client, adapterConfig),
-    user: modelOptions.user,
+    user: sso ? { ...modelOptions.user, validateUserInfo: oidcValidateUserInfo(sso) } : modelOptions.user,
+    ...(sso ? { databaseHooks: oidcDatabaseHooks() } : {}),
     emailAndPassword: {
       enabled: true,
-      // People are created by `review-console user add` and the demo seed, never by themselves.
+      // People are created by `review-console user add` and the demo seed, never by themselves
+      // (single sign-on creates them at their first sign-in: ./oidc.ts).
       disableSignUp: true,
       minPasswordLength: 12,
       maxPasswordLength: 1024,
@@ -128,11 +135,12 @@ function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
     session: { expiresIn: SESSION_SECONDS, disableSessionRefresh: true },
     // The admin plugin for its ban (a disabled person cannot sign in) and the session-token
     // filter (docs/decisions/0011-people-and-tokens.md).
-    plugins: [adminPlugin(), hideSessionTokens()],
+    plugins: [adminPlugin(), hideSessionTokens(), ...(sso ? [oidcPlugin(sso)] : [])],
     // Not over HTTP: the admin plugin's endpoints (lib/users/* make those changes, with a reason
     // and a decision-log entry) and the request for a password link, which only an admin makes
     // (server-side, issuePasswordLink). auth.api calls are not affected.
-    disabledPaths: [...adminPluginPaths(), "/request-password-reset"],
+    // With PASSWORD_SIGN_IN=off, the password sign-in is not served either (404).
+    disabledPaths: [...adminPluginPaths(), "/request-password-reset", ...(passwordSignIn ? [] : ["/sign-in/email"])],
     rateLimit: {
       // Better Auth turns it on only when NODE_ENV=production; we want it everywhere.
       enabled: true,

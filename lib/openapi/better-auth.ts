@@ -73,6 +73,59 @@ export const BETTER_AUTH_OPERATIONS: ApiOperation[] = [
   {
     method: "POST",
     route: ROUTE,
+    path: "/api/auth/sign-in/social",
+    operationId: "signInSocial",
+    summary: "Start single sign-on (OpenID Connect)",
+    description:
+      "Served when `OIDC_ISSUER` is set (docs/decisions/0036-single-sign-on.md). Stores the request's state, PKCE verifier and nonce, and answers with the provider's authorization URL for the browser to go to; the provider sends it back to `/api/auth/callback/oidc`.",
+    tag: "Sign-in",
+    access: { kind: "public" },
+    body: z.object({
+      provider: z.literal("oidc"),
+      callbackURL: z.string().optional().meta({ description: "A path of this site to land on once signed in." }),
+      errorCallbackURL: z
+        .string()
+        .optional()
+        .meta({ description: "A path of this site to land on when refused, with `?error=CODE`." }),
+      disableRedirect: z.boolean().optional(),
+    }),
+    answers: {
+      200: {
+        description: "The provider's authorization URL.",
+        content: json(z.looseObject({ url: z.string(), redirect: z.boolean() })),
+      },
+      400: authError(
+        "The body is not what the endpoint takes, or the provider is not configured (`PROVIDER_NOT_FOUND`).",
+      ),
+      403: authError("A callback URL of another site, or the `Origin` is not this site."),
+      ...common,
+    },
+  },
+  {
+    method: "GET",
+    route: ROUTE,
+    path: "/api/auth/callback/oidc",
+    operationId: "callbackOidc",
+    summary: "Single sign-on's return from the provider",
+    description:
+      "The provider's redirect with `code` and `state`. The state, PKCE and the ID token (signature, issuer, audience, nonce) are checked; the groups claim (`OIDC_GROUPS_CLAIM`) is mapped through `OIDC_GROUP_GRANTS` and replaces the person's `oidc` grants; the first sign-in creates the person. Redirects to the callback URL with the session cookie set, or to the error URL with `?error=NO_GRANTS` (no group maps to a grant), `BANNED_USER`, `state_mismatch` and the like.",
+    tag: "Sign-in",
+    access: { kind: "public" },
+    query: z.object({
+      code: z.string().optional(),
+      state: z.string().optional(),
+      iss: z.string().optional(),
+      error: z.string().optional(),
+      error_description: z.string().optional(),
+    }),
+    answers: {
+      302: { description: "To the callback URL (signed in) or to the error URL with `?error=`." },
+      ...common,
+    },
+  },
+  {
+    method: "POST",
+    route: ROUTE,
     path: "/api/auth/sign-out",
     operationId: "signOut",
     summary: "Sign out",

@@ -1,0 +1,155 @@
+import { isPersonRole, type PersonRole } from "./person-roles";
+
+// Single sign-on settings (docs/decisions/0036-single-sign-on.md), read from the environment.
+// No server imports: the login page and the start-up check read it too.
+
+/** The provider id in Better Auth: `/api/auth/sign-in/social` with `provider: "oidc"`, callback `/api/auth/callback/oidc`. */
+export const OIDC_PROVIDER_ID = "oidc";
+
+/** One grant that a group of the identity provider gives: a role, in a domain or everywhere (null). */
+export interface GroupGrant {
+  role: PersonRole;
+  domain: string | null;
+}
+
+export interface OidcConfig {
+  /** The issuer; discovery is `<issuer>/.well-known/openid-configuration`. */
+  issuer: string;
+  discoveryUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** The sign-in button's label: "Sign in with <providerName>". */
+  providerName: string;
+  /** Asked of the provider; `openid` always. */
+  scopes: string[];
+  /** The claim (ID token or userinfo) holding the person's groups. */
+  groupsClaim: string;
+  /** Group name → the grants it gives. */
+  groupGrants: Map<string, GroupGrant[]>;
+}
+
+/** A setting that cannot be used; the message names it. */
+export class ConfigError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`${setting}: ${message}`);
+    this.name = "ConfigError";
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const DOMAIN_NAME = /^[a-z][a-z0-9-]{0,62}$/;
+
+/**
+ * OIDC_GROUP_GRANTS: `group=role[@domain]` pairs, comma-separated; a group may appear more than
+ * once to give several grants. Without `@domain` the role holds in every domain.
+ */
+export function parseGroupGrants(text: string, setting = "OIDC_GROUP_GRANTS"): Map<string, GroupGrant[]> {
+  const grants = new Map<string, GroupGrant[]>();
+  const pairs = text
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (pairs.length === 0) throw new ConfigError(setting, "maps no group; write group=role[@domain], comma-separated");
+  for (const pair of pairs) {
+    const eq = pair.indexOf("=");
+    const group = eq > 0 ? pair.slice(0, eq).trim() : "";
+    const grantText = eq > 0 ? pair.slice(eq + 1).trim() : "";
+    if (!group || !grantText) throw new ConfigError(setting, `"${pair}" is not group=role[@domain]`);
+    const at = grantText.indexOf("@");
+    const role = at >= 0 ? grantText.slice(0, at) : grantText;
+    const domain = at >= 0 ? grantText.slice(at + 1) : null;
+    if (!isPersonRole(role)) {
+      throw new ConfigError(
+        setting,
+        `"${role}" (for group ${group}) is not a role of people (owner, support, auditor, admin)`,
+      );
+    }
+    if (domain !== null && !DOMAIN_NAME.test(domain)) {
+      throw new ConfigError(setting, `"${domain}" (for group ${group}) is not a domain name (a-z, 0-9, -)`);
+    }
+    const list = grants.get(group) ?? [];
+    if (!list.some((g) => g.role === role && g.domain === domain)) list.push({ role, domain });
+    grants.set(group, list);
+  }
+  return grants;
+}
+
+function required(env: Env, setting: string): string {
+  const value = env[setting]?.trim();
+  if (!value) throw new ConfigError(setting, "is required when OIDC_ISSUER is set");
+  return value;
+}
+
+/** The SSO settings, or null when OIDC_ISSUER is unset (no single sign-on). Throws ConfigError. */
+export function oidcConfig(env: Env = process.env): OidcConfig | null {
+  const issuer = env.OIDC_ISSUER?.trim();
+  if (!issuer) {
+    for (const setting of ["OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_GROUP_GRANTS"]) {
+      if (env[setting]?.trim()) throw new ConfigError("OIDC_ISSUER", `is required when ${setting} is set`);
+    }
+    return null;
+  }
+  let url: URL;
+  try {
+    url = new URL(issuer);
+  } catch {
+    throw new ConfigError("OIDC_ISSUER", `"${issuer}" is not a URL`);
+  }
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.hostname))) {
+    throw new ConfigError("OIDC_ISSUER", "must be an https URL (plain http only on a loopback address)");
+  }
+  const groupsClaim = env.OIDC_GROUPS_CLAIM?.trim() || "groups";
+  return {
+    issuer,
+    discoveryUrl: `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
+    clientId: required(env, "OIDC_CLIENT_ID"),
+    clientSecret: required(env, "OIDC_CLIENT_SECRET"),
+    providerName: env.OIDC_PROVIDER_NAME?.trim() || "single sign-on",
+    scopes: [...new Set(["openid", ...(env.OIDC_SCOPES?.trim() || "email profile").split(/[\s,]+/).filter(Boolean)])],
+    groupsClaim,
+    groupGrants: parseGroupGrants(required(env, "OIDC_GROUP_GRANTS")),
+  };
+}
+
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** PASSWORD_SIGN_IN: `on` (default) or `off` (only single sign-on; needs OIDC_ISSUER). */
+export function passwordSignInEnabled(env: Env = process.env): boolean {
+  const value = env.PASSWORD_SIGN_IN?.trim().toLowerCase();
+  if (!value || value === "on") return true;
+  if (value !== "off") throw new ConfigError("PASSWORD_SIGN_IN", `"${env.PASSWORD_SIGN_IN}" is neither on nor off`);
+  if (!env.OIDC_ISSUER?.trim())
+    throw new ConfigError("PASSWORD_SIGN_IN", "off needs OIDC_ISSUER: nobody could sign in");
+  return false;
+}
+
+/** Every sign-in setting checked once (at start): throws a ConfigError naming the first bad one. */
+export function checkSignInConfig(env: Env = process.env): void {
+  oidcConfig(env);
+  passwordSignInEnabled(env);
+}
+
+/** The grants that these groups give (unknown groups give none), without duplicates. */
+export function grantsForGroups(groups: readonly string[], mapping: Map<string, GroupGrant[]>): GroupGrant[] {
+  const result: GroupGrant[] = [];
+  for (const group of groups) {
+    for (const grant of mapping.get(group) ?? []) {
+      if (!result.some((g) => g.role === grant.role && g.domain === grant.domain)) result.push(grant);
+    }
+  }
+  return result;
+}
+
+/** The groups claim as a list of strings: an array, or one string; anything else is no groups. */
+export function groupsFromClaims(claims: Record<string, unknown>, claim: string): string[] {
+  const value = claims[claim];
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  return [];
+}

@@ -1,0 +1,120 @@
+import type { BetterAuthOptions, BetterAuthPlugin } from "better-auth";
+import { genericOAuth } from "better-auth/plugins";
+import { db } from "@/lib/db/client";
+import { log } from "@/lib/log";
+import { grantsForGroups, groupsFromClaims, OIDC_PROVIDER_ID, type GroupGrant, type OidcConfig } from "./oidc-config";
+import { grantsWithKnownDomains, headlineRole, syncOidcGrants } from "./oidc-grants";
+import { DISABLED_MESSAGE } from "./admin-plugin";
+
+// Single sign-on through Better Auth's generic OAuth plugin (docs/decisions/0036-single-sign-on.md).
+// The plugin does the protocol: discovery, state, PKCE, nonce, ID-token signature and issuer
+// checks, the account row. This module decides who may come in and with which grants:
+//
+// 1. `validateUserInfo` (Better Auth's gate, run before a user is created or signed in) maps the
+//    groups claim to grants. None: the sign-in is refused (403, code NO_GRANTS) before any row is
+//    written. A disabled person is refused here too.
+// 2. A new person's users.role (required, never taken from the provider) is set from those grants
+//    by the user-create hook.
+// 3. The session-create hook, which runs once the person is known, replaces their oidc grants
+//    (./oidc-grants.ts) before the session exists: a session never starts with yesterday's grants.
+//
+// The grants decided in (1) travel to (2) and (3) on the request's endpoint context, the object
+// Better Auth hands to all three within one callback request.
+
+export const NO_GRANTS_CODE = "NO_GRANTS";
+
+const decided = new WeakMap<object, GroupGrant[]>();
+
+interface ValidationInput {
+  user: { id?: unknown; email?: unknown };
+  source: { method?: string; action?: string; oauth?: { providerId?: string; profile?: unknown } };
+}
+
+type ValidationResult = { error: string; errorDescription?: string } | undefined;
+
+function isOidcSource(source: ValidationInput["source"]): boolean {
+  return source.method === "oauth" && source.oauth?.providerId === OIDC_PROVIDER_ID;
+}
+
+/** Better Auth's `user.validateUserInfo`: the groups decide; no grant, no entry. */
+export function oidcValidateUserInfo(config: OidcConfig) {
+  return async (data: ValidationInput, ctx: object): Promise<ValidationResult> => {
+    if (!isOidcSource(data.source)) return undefined;
+    const claims = (data.source.oauth?.profile ?? {}) as Record<string, unknown>;
+    const groups = groupsFromClaims(claims, config.groupsClaim);
+    const { grants, missing } = await grantsWithKnownDomains(grantsForGroups(groups, config.groupGrants));
+    if (missing.length) {
+      log.warn(
+        { domains: missing },
+        "single sign-on: OIDC_GROUP_GRANTS names domains that do not exist; those grants are left out",
+      );
+    }
+    if (grants.length === 0) {
+      log.info(
+        { email: String(data.user.email ?? ""), groups: groups.length },
+        "single sign-on refused: no group maps to a grant",
+      );
+      return {
+        error: NO_GRANTS_CODE,
+        errorDescription: `Your groups at ${config.providerName} give you no role in the Review Console. Ask an admin.`,
+      };
+    }
+    // An existing person (sign-in or linking an account): a disabled one does not come in, and
+    // nothing about their grants changes.
+    if (typeof data.user.id === "string" && data.source.action !== "create-user") {
+      const person = await db().user.findUnique({ where: { id: data.user.id }, select: { banned: true } });
+      if (person?.banned) return { error: "BANNED_USER", errorDescription: DISABLED_MESSAGE };
+    }
+    decided.set(ctx, grants);
+    return undefined;
+  };
+}
+
+/** The hooks that give a new person their headline role and sync grants at each SSO sign-in. */
+export function oidcDatabaseHooks(): NonNullable<BetterAuthOptions["databaseHooks"]> {
+  return {
+    user: {
+      create: {
+        before: async (user, ctx) => {
+          const grants = ctx ? decided.get(ctx) : undefined;
+          if (!grants) return;
+          // Never from the provider's profile (role has input: false): from the mapped grants.
+          return { data: { ...user, role: headlineRole("", grants) } };
+        },
+      },
+    },
+    session: {
+      create: {
+        before: async (session, ctx) => {
+          const grants = ctx ? decided.get(ctx) : undefined;
+          if (!grants) return;
+          decided.delete(ctx!);
+          await syncOidcGrants(session.userId, grants);
+        },
+      },
+    },
+  };
+}
+
+/** The generic OAuth plugin, configured for the one provider of OIDC_*. */
+export function oidcPlugin(config: OidcConfig): BetterAuthPlugin {
+  return genericOAuth({
+    config: [
+      {
+        providerId: OIDC_PROVIDER_ID,
+        name: config.providerName,
+        discoveryUrl: config.discoveryUrl,
+        clientId: config.clientId,
+        clientSecret: config.clientSecret,
+        // Sent as a client_secret_basic header (the OpenID Connect default).
+        authentication: "basic",
+        scopes: config.scopes,
+        pkce: true,
+        // Only ID tokens signed by the discovered keys count (no unsigned fallback).
+        requireIdTokenVerification: true,
+        // The console shows people by email; Better Auth's required name is the email too.
+        mapProfileToUser: (profile) => ({ name: String(profile.email ?? "") }),
+      },
+    ],
+  }) as BetterAuthPlugin;
+}
