@@ -1,6 +1,7 @@
 "use client";
 
 import type { Role } from "@/lib/auth/roles";
+import { RecordApproval } from "@/components/approvals/record-approval";
 import { Topline } from "@/components/ui/topline";
 import { ActionPanel } from "./actions/action-panel";
 import { Assignment } from "./assignment";
@@ -68,6 +69,7 @@ export function RecordView({ id, role, userId }: { id: string; role: Role; userI
         />
       </Topline>
       <RecordHeader record={record} />
+      <RecordApproval reviewId={record.id} />
       <ActionPanel record={record} role={role} />
       <ScheduledReplayControls record={record} role={role} />
       <Assignment record={record} role={role} userId={userId} />

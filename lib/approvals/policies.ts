@@ -1,10 +1,15 @@
-import type { Actor } from "@/lib/auth/actor";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { invalidField, notFound } from "@/lib/domain/refusal";
 import type { ApprovalDecision, PolicyRemoveRequest, PolicySetRequest } from "./schema";
 import { DEFAULT_EXPIRY_SECONDS } from "./schema";
 import type { Tx } from "./store";
+
+/** Who changes a policy: a person or token (its label and role), or the CLI (`system:cli`, no role). */
+export interface ChangeBy {
+  label: string;
+  role: string | null;
+}
 
 export interface PolicyView {
   domain: string | null;
@@ -54,7 +59,7 @@ async function requireDomain(tx: Tx, domain: string | null): Promise<void> {
 }
 
 /** Creates or replaces the policy of (decision, domain), logged as `approval-policy.set`. */
-export async function setPolicy(input: PolicySetRequest, actor: Actor): Promise<PolicyView> {
+export async function setPolicy(input: PolicySetRequest, actor: ChangeBy): Promise<PolicyView> {
   const domain = input.domain ?? null;
   const minRecords = input.decision === "operation" ? (input.minRecords ?? null) : null;
   const expiresAfterSeconds = input.expiresAfterSeconds ?? DEFAULT_EXPIRY_SECONDS;
@@ -92,7 +97,7 @@ export async function setPolicy(input: PolicySetRequest, actor: Actor): Promise<
 }
 
 /** Removes the policy of (decision, domain), logged as `approval-policy.removed`; pending requests stay. */
-export async function removePolicy(input: PolicyRemoveRequest, actor: Actor): Promise<void> {
+export async function removePolicy(input: PolicyRemoveRequest, actor: ChangeBy): Promise<void> {
   const domain = input.domain ?? null;
   await db().$transaction(async (tx) => {
     const previous = await tx.approvalPolicy.findFirst({ where: { decision: input.decision, domain } });

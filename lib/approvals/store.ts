@@ -31,7 +31,7 @@ export function approvalLogDetails(row: ApprovalRow, extra: Prisma.InputJsonObje
   return {
     approvalId: row.id,
     domain: row.domain,
-    ...(row.domain === null && row.domains.length > 0 ? { domains: row.domains } : {}),
+    ...(row.domain === null && domainNames(row).length > 0 ? { domains: domainNames(row) } : {}),
     decision: decisionDetails(row),
     requestedBy: row.requestedBy,
     ...(row.decidedBy ? { decidedBy: row.decidedBy } : {}),
@@ -40,10 +40,16 @@ export function approvalLogDetails(row: ApprovalRow, extra: Prisma.InputJsonObje
   };
 }
 
+/** The domain names a request spans (a JSON array in the row). */
+export function domainNames(row: Pick<ApprovalRow, "domains">): string[] {
+  return Array.isArray(row.domains) ? row.domains.filter((d): d is string => typeof d === "string") : [];
+}
+
 /** The domains the approver must hold the permission in: one, several, or none (global only). */
 export function domainsOf(row: Pick<ApprovalRow, "domain" | "domains">): (string | null)[] {
   if (row.domain !== null) return [row.domain];
-  return row.domains.length > 0 ? row.domains : [null];
+  const names = domainNames(row);
+  return names.length > 0 ? names : [null];
 }
 
 /** Same person or token: compared by id, never by label. */
@@ -67,7 +73,7 @@ export function toView(row: ApprovalRow, viewer?: Actor): ApprovalView {
     operationAction: row.decision === "operation" ? String(request.action) : null,
     permission: row.permission,
     domain: row.domain,
-    domains: row.domains,
+    domains: domainNames(row),
     reviewId: row.reviewId,
     expectedVersion: row.expectedVersion,
     records: row.records,

@@ -23,6 +23,8 @@ beforeAll(() => {
 afterAll(() => {
   vi.unstubAllEnvs();
 });
+// Each test signs in several people (argon2 hashes) and the first one warms the routes up.
+vi.setConfig({ testTimeout: 90_000 });
 const sql = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
 

@@ -34,7 +34,8 @@ CREATE TABLE "approval_requests" (
   "permission" TEXT NOT NULL,
   -- NULL when the decision spans no domain or several (then `domains` lists them).
   "domain" TEXT,
-  "domains" TEXT[] NOT NULL DEFAULT '{}',
+  -- A JSON array of names (the schema-drift check reads no Postgres arrays).
+  "domains" JSONB NOT NULL DEFAULT '[]',
   "review_id" UUID,
   "expected_version" INTEGER,
   "records" INTEGER,
