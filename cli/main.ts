@@ -4,6 +4,7 @@ import { closeDb } from "@/lib/db/client";
 import { Refusal } from "@/lib/domain/refusal";
 import { localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
+import { registerApprovalPolicyCommands } from "./approval-policy-commands";
 import { registerArchiveCommands } from "./archive-commands";
 import { registerAuditCommands } from "./audit-commands";
 import { migrateAsOwner, ownerDatabase, refreshGrantsAfterMigrate, registerDbCommands } from "./db-commands";
@@ -67,6 +68,7 @@ registerTokenCommands(program, withDatabase, (message) => new CliError(message))
 registerDomainCommands(program, withDatabase, (message) => new CliError(message));
 registerWebhookCommands(program, withDatabase, (message) => new CliError(message));
 registerAuditCommands(program, withDatabase);
+registerApprovalPolicyCommands(program, withDatabase, (message) => new CliError(message));
 // Archiving detaches and drops partitions: the owner's connection, like `migrate`.
 registerArchiveCommands(program, async (fn) => {
   const database = await ownerDatabase();

@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { ApprovalsBadge } from "@/components/approvals/approvals-badge";
 import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
@@ -8,7 +9,7 @@ import type { Grant } from "@/lib/domains/grant";
 import { grantsLabel } from "@/lib/domains/grant-label";
 import { holdsPermission } from "@/lib/domains/scope-rules";
 
-export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference";
+export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference" | "approvals";
 
 /** Who is signed in, as the shell shows it (a subset of the session's user). */
 export interface ShellUser {
@@ -73,6 +74,10 @@ export function AppShell({
         <div className="rc-shell-user">
           {user ? (
             <>
+              {/* Four eyes: what waits for this person's approval (ADR 0031). */}
+              {holdsPermission(user.grants ?? user.role, "reviews.read") ? (
+                <ApprovalsBadge current={current === "approvals"} />
+              ) : null}
               <span className="rc-visually-hidden">Signed in as</span>
               <span className="rc-shell-email" title={user.email}>
                 {user.email}

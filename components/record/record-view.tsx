@@ -3,6 +3,7 @@
 import type { Role } from "@/lib/auth/roles";
 import type { Grant } from "@/lib/domains/grant";
 import type { Authority } from "@/lib/reviews/action-rules";
+import { RecordApproval } from "@/components/approvals/record-approval";
 import { Topline } from "@/components/ui/topline";
 import { ActionPanel } from "./actions/action-panel";
 import { Assignment } from "./assignment";
@@ -85,6 +86,7 @@ export function RecordView({
         />
       </Topline>
       <RecordHeader record={record} />
+      <RecordApproval reviewId={record.id} />
       <ActionPanel record={record} role={role} who={who} />
       <ScheduledReplayControls record={record} role={who} />
       <Assignment record={record} role={who} userId={userId} />

@@ -2,6 +2,7 @@
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiGet, apiPost, ApiRequestError } from "@/lib/client/api";
+import type { ApprovalView } from "@/lib/approvals/view";
 import { reviewKeys } from "@/lib/client/query-keys";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
 import { detailPath, type ReviewDetail } from "./types";
@@ -39,8 +40,14 @@ export function freshRecordOf(error: unknown): ReviewDetail | null {
 export function useRecordAction(id: string) {
   const queryClient = useQueryClient();
   const key = reviewKeys.detail(id);
-  return useMutation<ReviewDetail, Error, ActionRequest>({
-    mutationFn: (body) => apiPost<ReviewDetail>(`${detailPath(id)}/actions`, body),
+  return useMutation<ReviewDetail & { approval?: ApprovalView }, Error, ActionRequest>({
+    mutationFn: async (body) => {
+      const answer = await apiPost<ReviewDetail | { approval: ApprovalView }>(`${detailPath(id)}/actions`, body);
+      if (!("approval" in answer)) return answer;
+      // A 202: the action waits for a second person (ADR 0031); the record is as it was.
+      await queryClient.invalidateQueries({ queryKey: ["approvals"] });
+      return { ...(await apiGet<ReviewDetail>(detailPath(id))), approval: answer.approval };
+    },
     onSuccess: async (record) => {
       // A refresh already in flight would otherwise land after this answer and show the old record.
       await queryClient.cancelQueries({ queryKey: key });

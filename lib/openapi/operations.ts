@@ -1,4 +1,10 @@
 import { z } from "zod";
+import {
+  approvalAnswerSchema,
+  approvalListQuerySchema,
+  policyRemoveSchema,
+  policySetSchema,
+} from "@/lib/approvals/schema";
 import { auditExportQuerySchema, auditListQuerySchema } from "@/lib/audit/schema";
 import {
   autoReplaySwitchSchema,
@@ -183,10 +189,15 @@ const REVIEWS: ApiOperation[] = [
     body: actionRequestSchema,
     answers: {
       ...ok("The record as it now is.", body.reviewDetailSchema),
+      ...ok(
+        "An approval policy holds the action back (cancel, confirm-applied, skip-gap): nothing ran; it waits as this approval request for another person (docs/decisions/0031-four-eyes-approvals.md).",
+        body.approvalAnswerBodySchema,
+        202,
+      ),
       404: error("No record with this id."),
       409: {
         description:
-          "`expectedVersion` is stale or the action does not fit the record's state; `record` is the record as it is now.",
+          "`expectedVersion` is stale or the action does not fit the record's state (or another decision on the record waits for approval, `approval-pending`); `record` is the record as it is now.",
         content: json(body.actionConflictSchema),
       },
       422: error(
@@ -323,6 +334,11 @@ const OPERATIONS: ApiOperation[] = [
     body: createOperationSchema,
     answers: {
       ...ok("The planned operation.", body.operationSchema, 201),
+      ...ok(
+        "An approval policy holds the operation back (its selection has more records than the policy's count): nothing was created; it waits as this approval request for another person.",
+        body.approvalAnswerBodySchema,
+        202,
+      ),
       422: error("The selection names unknown records, matches none, or is larger than allowed."),
     },
   },
@@ -649,6 +665,10 @@ const DOMAINS: ApiOperation[] = [
       ...ok("The person as they now are.", body.grantChangedSchema),
       404: error("No person with this id, or they hold no such manual grant."),
       422: error("Nobody may change their own grants (`own-account`)."),
+    },
+  },
+];
+
 // Notifications (docs/decisions/0032-notifications.md): outgoing webhook endpoints, admin only.
 const webhookId = z.object({ webhookId: z.string().meta({ description: "The webhook endpoint's id (a UUID)." }) });
 const WEBHOOKS: ApiOperation[] = [
@@ -705,6 +725,88 @@ const WEBHOOKS: ApiOperation[] = [
     answers: {
       ...ok("The deliveries.", webhookBody.deliveryListSchema),
       404: error("No endpoint with this id."),
+    },
+  },
+];
+
+const approvalId = z.object({ approvalId: z.string().meta({ description: "The approval request's id (a UUID)." }) });
+
+const approvalAnswer = (name: "approve" | "reject", operationIdText: string, summary: string, description: string) =>
+  ({
+    method: "POST",
+    route: `/api/v1/approvals/[approvalId]/${name}`,
+    operationId: operationIdText,
+    summary,
+    description,
+    tag: "Approvals",
+    access: {
+      kind: "permission",
+      permission: "reviews.act",
+      also: "Only a person (a session, not a token), never the requester (`403 own-request`), holding the decision's permission in its domain.",
+    },
+    params: approvalId,
+    body: approvalAnswerSchema,
+    answers: {
+      ...ok("The request as it now is.", body.approvalAnswerBodySchema),
+      404: error("No approval request with this id."),
+      409: error(
+        "Already answered (`already-decided`), expired (`approval-expired`), or the decision could not run and the request is now `failed` (`approval-stale`: the record changed; `approval-failed`).",
+      ),
+    },
+  }) satisfies ApiOperation;
+
+const APPROVALS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/approvals",
+    operationId: "listApprovals",
+    summary: "Approval requests",
+    description:
+      "Newest first (at most 200); `status` defaults to `pending`. Requests past their expiry are marked `expired` first.",
+    tag: "Approvals",
+    access: { kind: "permission", permission: "reviews.read" },
+    query: approvalListQuerySchema,
+    answers: ok("The requests, and how many wait for the caller.", body.approvalListSchema),
+  },
+  approvalAnswer(
+    "approve",
+    "approveRequest",
+    "Approve a request",
+    "Runs the stored decision exactly once, as the requester, approved by the caller; both names go to the record's history and the decision log.",
+  ),
+  approvalAnswer("reject", "rejectRequest", "Reject a request", "Nothing but the request changes."),
+  {
+    method: "GET",
+    route: "/api/v1/approval-policies",
+    operationId: "listApprovalPolicies",
+    summary: "Approval policies",
+    tag: "Approvals",
+    access: { kind: "permission", permission: "users.manage" },
+    answers: ok("Every policy, by domain (the default, null, first) and decision.", body.approvalPolicyListSchema),
+  },
+  {
+    method: "PUT",
+    route: "/api/v1/approval-policies",
+    operationId: "setApprovalPolicy",
+    summary: "Set an approval policy",
+    description: "Creates or replaces the policy of (decision, domain); logged as `approval-policy.set`.",
+    tag: "Approvals",
+    access: { kind: "permission", permission: "users.manage" },
+    body: policySetSchema,
+    answers: ok("The policy.", body.approvalPolicyAnswerSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/approval-policies/remove",
+    operationId: "removeApprovalPolicy",
+    summary: "Remove an approval policy",
+    description: "Requests already waiting stay; logged as `approval-policy.removed`.",
+    tag: "Approvals",
+    access: { kind: "permission", permission: "users.manage" },
+    body: policyRemoveSchema,
+    answers: {
+      ...ok("The policies left.", body.approvalPolicyListSchema),
+      404: error("No such policy."),
     },
   },
 ];
@@ -770,6 +872,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...PEOPLE_AND_TOKENS,
   ...DOMAINS,
   ...WEBHOOKS,
+  ...APPROVALS,
   ...SERVICE,
   ...BETTER_AUTH_OPERATIONS,
 ];
@@ -785,6 +888,7 @@ export const TAGS = [
   { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
   { name: "Domains", description: "Domains of message kinds and the roles granted in them (admin, ADR 0029)." },
   { name: "Notifications", description: "Outgoing webhooks and their deliveries (admin)." },
+  { name: "Approvals", description: "Decisions that wait for a second person, and the policies that say which." },
   { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
   { name: "Service", description: "Health, metrics and this document." },
 ];

@@ -1,4 +1,6 @@
 import type { z } from "zod";
+import type { ApprovalView } from "@/lib/approvals/view";
+import type { PolicyView } from "@/lib/approvals/policies";
 import type { AuditEntry } from "@/lib/audit/schema";
 import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations/types";
 import type { Overview } from "@/lib/overview/overview";
@@ -39,4 +41,6 @@ export type ResponseTypesAgree = [
   Holds<Accepts<typeof body.tokenSchema, TokenView>>,
   Holds<Accepts<typeof body.overviewSchema, Overview>>,
   Holds<Accepts<typeof body.assigneeListSchema, { people: AssigneeOption[] }>>,
+  Holds<Accepts<typeof body.approvalSchema, ApprovalView>>,
+  Holds<Accepts<typeof body.approvalPolicySchema, PolicyView>>,
 ];

@@ -532,3 +532,49 @@ export const grantChangedSchema = z.object({
     .meta({ description: "The headline role before and after; it moves only when its grant went." }),
   paused: pausedSchema,
 });
+// Four-eyes approvals (docs/decisions/0031-four-eyes-approvals.md).
+
+export const approvalSchema = z
+  .object({
+    id: uuid,
+    status: z.enum(["pending", "approved", "rejected", "expired", "failed"]),
+    decision: z.enum(["operation", "cancel", "confirm-applied", "skip-gap"]),
+    action: z.string().meta({ description: "The record action, or `operation`." }),
+    operationAction: z.string().nullable().meta({ description: "For an operation: replay, cancel or note." }),
+    permission: z.string().meta({ description: "What the approver must hold in the decision's domain." }),
+    domain: z.string().nullable().meta({ description: "Null: no domain, or several (then `domains`)." }),
+    domains: z.array(z.string()),
+    reviewId: uuid.nullable(),
+    expectedVersion: z.int().nullable(),
+    records: z.int().nullable().meta({ description: "For an operation: the records its selection held." }),
+    reason: z.string().meta({ description: "The requester's reason." }),
+    requestedBy: z.string(),
+    decidedBy: z.string().nullable(),
+    decidedReason: z.string().nullable(),
+    decidedAt: instant.nullable(),
+    problem: z.string().nullable().meta({ description: "Why an approved decision could not run (`failed`)." }),
+    operationId: uuid.nullable().meta({ description: "The operation an approved request created." }),
+    expiresAt: instant,
+    createdAt: instant,
+    canDecide: z.boolean().meta({ description: "Whether the caller may approve or reject it now." }),
+  })
+  .meta({ id: "Approval" });
+
+export const approvalAnswerBodySchema = z.object({ approval: approvalSchema });
+export const approvalListSchema = z.object({
+  approvals: z.array(approvalSchema),
+  waitingForYou: z.int().meta({ description: "Pending requests the caller may approve (not their own)." }),
+});
+
+export const approvalPolicySchema = z
+  .object({
+    domain: z.string().nullable().meta({ description: "Null: the default for every domain." }),
+    decision: z.enum(["operation", "cancel", "confirm-applied", "skip-gap"]),
+    minRecords: z.int().nullable(),
+    expiresAfterSeconds: z.int(),
+    updatedBy: z.string(),
+    updatedAt: instant,
+  })
+  .meta({ id: "ApprovalPolicy" });
+export const approvalPolicyListSchema = z.object({ policies: z.array(approvalPolicySchema) });
+export const approvalPolicyAnswerSchema = z.object({ policy: approvalPolicySchema });

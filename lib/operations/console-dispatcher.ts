@@ -1,5 +1,9 @@
 import { log } from "@/lib/log";
+import { sweepExpiredApprovals } from "@/lib/approvals/decide";
 import { runDispatcher } from "./dispatcher";
+
+/** How often requests past their expiry are marked `expired` (lists and answers also do it lazily). */
+const APPROVAL_SWEEP_MS = 60_000;
 
 let running: AbortController | null = null;
 
@@ -10,4 +14,10 @@ export function startConsoleDispatcher(): void {
   const tickMs = Number(process.env.OPERATIONS_TICK_MS ?? 200);
   log.info({ tickMs }, "operations dispatcher started");
   void runDispatcher({ signal: running.signal, tickMs: Number.isFinite(tickMs) && tickMs > 0 ? tickMs : 200 });
+  // Four eyes (ADR 0031): expiry writes approval.expired, which webhooks read, without anyone looking.
+  const sweep = setInterval(() => {
+    sweepExpiredApprovals().catch((err: unknown) => log.warn({ err }, "approval expiry sweep failed"));
+  }, APPROVAL_SWEEP_MS);
+  sweep.unref();
+  running.signal.addEventListener("abort", () => clearInterval(sweep));
 }

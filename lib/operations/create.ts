@@ -1,3 +1,4 @@
+import type { ApprovalView } from "@/lib/approvals/view";
 import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { actorRef } from "@/lib/auth/actor-ref";
 import { canAnywhere } from "@/lib/domains/access";
@@ -94,6 +95,46 @@ async function frozenDomains(tx: Prisma.TransactionClient, operationId: string):
  * naming those domains), never silently narrowed.
  */
 export async function createOperation(request: CreateOperationRequest, actor: Actor): Promise<string> {
+  const created = await createOrHoldOperation(request, actor, {});
+  if ("approval" in created) throw new Error("an operation without an approval gate was held back");
+  return created.operationId;
+}
+
+/** Four eyes (lib/approvals): what holds an operation back for a second person. */
+export interface OperationApprovalGate {
+  /** Given the frozen selection (in the transaction), whether it must wait; null: create it now. */
+  needed(tx: Prisma.TransactionClient, operationId: string, total: number): Promise<object | null>;
+  /** Stores the request in the operation's place (the operation was rolled back). */
+  hold(
+    tx: Prisma.TransactionClient,
+    request: CreateOperationRequest,
+    total: number,
+    needed: object,
+  ): Promise<ApprovalView>;
+}
+
+export interface CreateOptions {
+  approvalGate?: OperationApprovalGate;
+  /** The operation is created because a second person approved it: both names go to the log. */
+  approved?: { approvalId: string; requestedBy: string; approvedBy: string };
+}
+
+/** createOperation, or with a gate the approval request standing in for it. */
+export async function createOrHoldOperation(
+  request: CreateOperationRequest,
+  actor: Actor,
+  options: CreateOptions,
+): Promise<{ operationId: string } | { approval: ApprovalView }> {
+  return db().$transaction((tx) => createOperationInTx(tx, request, actor, options), { timeout: 120_000 });
+}
+
+/** The whole creation in the caller's transaction (an approval runs it in its own). */
+export async function createOperationInTx(
+  tx: Prisma.TransactionClient,
+  request: CreateOperationRequest,
+  actor: Actor,
+  options: CreateOptions = {},
+): Promise<{ operationId: string } | { approval: ApprovalView }> {
   const grants = grantsOf(actor);
   const permission = operationPermission(request.action);
   if (!canAnywhere(grants, permission)) {
@@ -102,88 +143,90 @@ export async function createOperation(request: CreateOperationRequest, actor: Ac
   const scope = await recordScope(grants, "reviews.read");
   const autoPause =
     request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
-  return db().$transaction(
-    async (tx) => {
-      const op = await tx.bulkOperation.create({
-        data: {
-          action: request.action,
-          reason: request.reason,
-          selection: request.selection as Prisma.InputJsonObject,
-          total: 0,
-          createdBy: actor.label,
-          createdRole: actor.role,
-          // It runs on its creator's authority until someone else confirms or resumes it.
-          authorityActor: actorRef(actor),
-          runAt: request.runAt ? new Date(request.runAt) : null,
-          ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
-          canarySize: request.canarySize ?? 0,
-          canaryPassed: !request.canarySize,
-          autoPauseThreshold: autoPause?.threshold ?? null,
-          autoPauseMinOutcomes: autoPause?.minOutcomes ?? DEFAULT_AUTO_PAUSE.minOutcomes,
-        },
-        select: { id: true },
-      });
-      const total = await tx.$executeRaw(freezeSql(request.selection, op.id, scope));
-      // Ids that name no record are a 422 naming them, even when none of them exists.
-      if (
-        request.selection.type === "ids" &&
-        total < new Set(request.selection.ids.map((id) => id.toLowerCase())).size
-      ) {
-        const missing = await tx.$queryRaw<{ id: string }[]>`
-          SELECT u.id::text AS id FROM unnest(${request.selection.ids}::uuid[]) AS u(id)
-           WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id ${scopeCondition(scope, Prisma.sql`r`)})
-           LIMIT 20`;
-        throw unprocessable("unknown-records", `no review record ${missing.map((m) => m.id).join(", ")}`, {
-          issues: missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
-        });
-      }
-      if (total === 0) throw unprocessable("empty-selection", "the selection matches no records");
-      if (total > MAX_SELECTION) {
-        throw unprocessable(
-          "selection-too-large",
-          `the selection matches more than ${MAX_SELECTION} records; narrow it (by cause, kind or time)`,
-        );
-      }
-      if (request.canarySize && request.canarySize > total) {
-        throw new Refusal("invalid", "invalid-request", `canarySize: at most the ${total} selected records`, {
-          issues: [{ path: "canarySize", message: `must be at most ${total}, the number of selected records` }],
-        });
-      }
-      const domains = await frozenDomains(tx, op.id);
-      const refused = domainsRefused(grants, permission, domains);
-      if (refused.length > 0) {
-        const named = refused.map((d) => (d === NO_DOMAIN ? "records in no domain" : d)).join(", ");
-        throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records of ${named}`, {
-          details: { permission, domains: refused },
-        });
-      }
-      await tx.bulkOperation.update({ where: { id: op.id }, data: { total, domains } });
-      await appendDecision(tx, {
-        actor: actor.label,
-        actorRole: actor.role,
-        action: "operation.created",
-        reason: request.reason,
-        details: {
-          operationId: op.id,
-          action: request.action,
-          selection: request.selection as Prisma.InputJsonObject,
-          total,
-          runAt: request.runAt ?? null,
-          ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
-          canarySize: request.canarySize ?? 0,
-          autoPause: autoPause ? { ...autoPause } : null,
-        },
-      });
-      // One entry per frozen record, in one statement (the chain's trigger hashes each in order).
-      const selected = await tx.$executeRaw`
-        INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-        SELECT ${actor.label}, ${actor.role}, 'operation.record-selected', i.review_id, i.effect_key, ${request.reason},
-               jsonb_build_object('operationId', ${op.id}::text, 'action', ${request.action}::text,
-                                  'position', i.position, 'version', i.frozen_version)
-          FROM bulk_operation_items i WHERE i.operation_id = ${op.id}::uuid ORDER BY i.position`;
-      countDecisions(tx, "operation.record-selected", selected);
-      return op.id;
+  // The selection is frozen (and checked) before anyone knows whether it must wait; held back,
+  // it is undone to here and only the request stays.
+  if (options.approvalGate) await tx.$executeRaw`SAVEPOINT operation_approval`;
+  const op = await tx.bulkOperation.create({
+    data: {
+      action: request.action,
+      reason: request.reason,
+      selection: request.selection as Prisma.InputJsonObject,
+      total: 0,
+      createdBy: actor.label,
+      createdRole: actor.role,
+      // It runs on its creator's authority until someone else confirms or resumes it.
+      authorityActor: actorRef(actor),
+      runAt: request.runAt ? new Date(request.runAt) : null,
+      ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
+      canarySize: request.canarySize ?? 0,
+      canaryPassed: !request.canarySize,
+      autoPauseThreshold: autoPause?.threshold ?? null,
+      autoPauseMinOutcomes: autoPause?.minOutcomes ?? DEFAULT_AUTO_PAUSE.minOutcomes,
     },
-    { timeout: 120_000 },
-  );
+    select: { id: true },
+  });
+  const total = await tx.$executeRaw(freezeSql(request.selection, op.id, scope));
+  // Ids that name no record are a 422 naming them, even when none of them exists.
+  if (request.selection.type === "ids" && total < new Set(request.selection.ids.map((id) => id.toLowerCase())).size) {
+    const missing = await tx.$queryRaw<{ id: string }[]>`
+      SELECT u.id::text AS id FROM unnest(${request.selection.ids}::uuid[]) AS u(id)
+       WHERE NOT EXISTS (SELECT 1 FROM review_records r WHERE r.id = u.id ${scopeCondition(scope, Prisma.sql`r`)})
+       LIMIT 20`;
+    throw unprocessable("unknown-records", `no review record ${missing.map((m) => m.id).join(", ")}`, {
+      issues: missing.map((m) => ({ path: "selection.ids", message: `no review record ${m.id}` })),
+    });
+  }
+  if (total === 0) throw unprocessable("empty-selection", "the selection matches no records");
+  if (total > MAX_SELECTION) {
+    throw unprocessable(
+      "selection-too-large",
+      `the selection matches more than ${MAX_SELECTION} records; narrow it (by cause, kind or time)`,
+    );
+  }
+  if (request.canarySize && request.canarySize > total) {
+    throw new Refusal("invalid", "invalid-request", `canarySize: at most the ${total} selected records`, {
+      issues: [{ path: "canarySize", message: `must be at most ${total}, the number of selected records` }],
+    });
+  }
+  // Refused before it could wait: a request nobody could approve into running is not stored.
+  const domains = await frozenDomains(tx, op.id);
+  const refused = domainsRefused(grants, permission, domains);
+  if (refused.length > 0) {
+    const named = refused.map((d) => (d === NO_DOMAIN ? "records in no domain" : d)).join(", ");
+    throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records of ${named}`, {
+      details: { permission, domains: refused },
+    });
+  }
+  const held = options.approvalGate ? await options.approvalGate.needed(tx, op.id, total) : null;
+  if (held) {
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT operation_approval`;
+    return { approval: await options.approvalGate!.hold(tx, request, total, held) };
+  }
+  await tx.bulkOperation.update({ where: { id: op.id }, data: { total, domains } });
+  await appendDecision(tx, {
+    actor: actor.label,
+    actorRole: actor.role,
+    action: "operation.created",
+    reason: request.reason,
+    details: {
+      operationId: op.id,
+      action: request.action,
+      selection: request.selection as Prisma.InputJsonObject,
+      total,
+      runAt: request.runAt ?? null,
+      ratePerSecond: request.ratePerSecond ?? DEFAULT_RATE,
+      canarySize: request.canarySize ?? 0,
+      autoPause: autoPause ? { ...autoPause } : null,
+      ...(options.approved ? { approval: options.approved } : {}),
+    },
+  });
+  // One entry per frozen record, in one statement (the chain's trigger hashes each in order).
+  const selected = await tx.$executeRaw`
+    INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+    SELECT ${actor.label}, ${actor.role}, 'operation.record-selected', i.review_id, i.effect_key, ${request.reason},
+           jsonb_build_object('operationId', ${op.id}::text, 'action', ${request.action}::text,
+                              'position', i.position, 'version', i.frozen_version)
+      FROM bulk_operation_items i WHERE i.operation_id = ${op.id}::uuid ORDER BY i.position`;
+  countDecisions(tx, "operation.record-selected", selected);
+  return { operationId: op.id };
 }

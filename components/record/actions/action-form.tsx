@@ -29,8 +29,9 @@ const FIELD_OF_DRAFT: Record<string, string[]> = {
   envelope: ["envelope"],
 };
 
-function successText(action: ActionRequest["action"], record: ReviewDetail): string {
+function successText(action: ActionRequest["action"], record: ReviewDetail & { approval?: unknown }): string {
   const label = ACTION_RULES[action].label;
+  if (record.approval) return `${label}: waiting for approval by another owner; nothing has changed yet.`;
   return `${label}: done. The record is now ${record.status} (version ${record.version}).`;
 }
 

@@ -1,5 +1,6 @@
 import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { mayRead } from "@/lib/domains/scope";
+import type { ApprovalView } from "@/lib/approvals/view";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
@@ -37,6 +38,8 @@ export interface LockedRecord {
 export interface ActionOutcome {
   ok: true;
   replayId?: string;
+  /** The action did not run: it waits for a second person (lib/approvals). */
+  approval?: ApprovalView;
 }
 
 interface Change {
@@ -50,6 +53,20 @@ interface Change {
 /** Who else the action belongs to: a bulk operation (docs/operations.md) that dispatched it. */
 export interface ActionContext {
   operationId?: string;
+  /** Four eyes (lib/approvals): asked, once the action is known to fit, whether it must wait. */
+  approvalGate?: ActionApprovalGate;
+  /** The action runs because a second person approved it: both names go to history and the log. */
+  approved?: { approvalId: string; requestedBy: string; approvedBy: string };
+}
+
+/**
+ * Holds an action back for a second person. `needed` says whether this action on this record
+ * must wait (null: run it now); then the action is tried (so only an action that would run is
+ * held), rolled back, and `hold` stores the request in its place.
+ */
+export interface ActionApprovalGate {
+  needed(tx: Tx, record: LockedRecord, request: ActionRequest): Promise<object | null>;
+  hold(tx: Tx, record: LockedRecord, request: ActionRequest, needed: object): Promise<ApprovalView>;
 }
 
 /**
@@ -106,8 +123,18 @@ export async function performActionInTx(
   if (refusal) {
     throw conflict("not-allowed", `${request.action} is not possible on a ${record.status} ${record.category} record`);
   }
+  const held = context.approvalGate ? await context.approvalGate.needed(tx, record, request) : null;
+  if (held) {
+    // Tried and undone: a request that could not run (the gap closed, the effect is applied) is
+    // refused now, not after someone approved it.
+    await tx.$executeRaw`SAVEPOINT approval_check`;
+    await apply(tx, record, request, actor, context);
+    await tx.$executeRaw`ROLLBACK TO SAVEPOINT approval_check`;
+    return { ok: true, approval: await context.approvalGate!.hold(tx, record, request, held) };
+  }
   const change = await apply(tx, record, request, actor, context);
   if (context.operationId) change.details = { ...change.details, operationId: context.operationId };
+  if (context.approved) change.details = { ...change.details, approval: context.approved };
   await tx.reviewRecord.update({
     where: { id: record.id },
     data: {

@@ -1,7 +1,8 @@
 import { grantsOf } from "@/lib/auth/actor";
 import { operationResponse } from "@/lib/http/operation-routes";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
-import { createOperation } from "@/lib/operations/create";
+import { operationApprovalGate } from "@/lib/approvals/gates";
+import { createOrHoldOperation } from "@/lib/operations/create";
 import { createOperationSchema, operationListQuerySchema } from "@/lib/operations/schema";
 import { listOperations } from "@/lib/operations/view";
 
@@ -11,9 +12,13 @@ export const GET = apiRoute("operations.read", async ({ request, actor }) => {
   return Response.json(await listOperations(query, grantsOf(actor)));
 });
 
-/** POST /api/v1/operations: freezes the selection into a planned operation (docs/operations.md). */
+/**
+ * POST /api/v1/operations: freezes the selection into a planned operation (docs/operations.md); a
+ * 202 with the approval request instead when an approval policy holds it back.
+ */
 export const POST = apiRoute("reviews.act", async ({ request, actor }) => {
   const { data } = await parseJsonBody(request, createOperationSchema);
-  const id = await createOperation(data, actor);
-  return operationResponse(id, actor, 201);
+  const created = await createOrHoldOperation(data, actor, { approvalGate: operationApprovalGate(actor) });
+  if ("approval" in created) return Response.json({ approval: created.approval }, { status: 202 });
+  return operationResponse(created.operationId, actor, 201);
 });

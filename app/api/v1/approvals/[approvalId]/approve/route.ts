@@ -1,0 +1,9 @@
+import { approveRequest } from "@/lib/approvals/decide";
+import { approvalAnswerSchema } from "@/lib/approvals/schema";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+
+/** POST /api/v1/approvals/{approvalId}/approve: runs the stored decision, once. */
+export const POST = apiRoute<{ approvalId: string }>("reviews.act", async ({ request, actor, params }) => {
+  const { data } = await parseJsonBody(request, approvalAnswerSchema);
+  return Response.json({ approval: await approveRequest(params.approvalId, data.reason, actor) });
+});

@@ -1,0 +1,9 @@
+import { rejectRequest } from "@/lib/approvals/decide";
+import { approvalAnswerSchema } from "@/lib/approvals/schema";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+
+/** POST /api/v1/approvals/{approvalId}/reject: nothing but the request changes. */
+export const POST = apiRoute<{ approvalId: string }>("reviews.act", async ({ request, actor, params }) => {
+  const { data } = await parseJsonBody(request, approvalAnswerSchema);
+  return Response.json({ approval: await rejectRequest(params.approvalId, data.reason, actor) });
+});

@@ -1,0 +1,24 @@
+import type { Metadata } from "next";
+import styles from "@/components/approvals/approvals.module.css";
+import { ApprovalsView } from "@/components/approvals/approvals-view";
+import { PoliciesSection } from "@/components/approvals/policies-section";
+import { can } from "@/lib/auth/roles";
+import { requireUser } from "@/lib/auth/session";
+
+export const metadata: Metadata = { title: "Approvals · Review Console" };
+
+/** Decisions that wait for a second person (docs/decisions/0031-four-eyes-approvals.md); admins set the policies. */
+export default async function ApprovalsPage() {
+  const user = await requireUser("reviews.read", "/approvals");
+  return (
+    <div className={styles.page}>
+      <h1 className={styles.title}>Approvals</h1>
+      <p className={styles.lead}>
+        Some decisions wait for a second person: whoever asked cannot approve their own request, and approving runs the
+        decision exactly as it was asked, once. A request whose record changed meanwhile fails; nothing runs.
+      </p>
+      <ApprovalsView viewerLabel={`user:${user.email}`} />
+      {can(user.role, "users.manage") ? <PoliciesSection /> : null}
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+"use client";
+
+import Link from "next/link";
+import type { ApprovalView } from "@/lib/approvals/view";
+import { Badge } from "@/components/ui/badge";
+import { formatUtc } from "@/components/ui/time";
+import { ApprovalAnswer } from "./approval-answer";
+import styles from "./approvals.module.css";
+import { describeDecision, domainText } from "./describe";
+
+const TONE = {
+  pending: "warning",
+  approved: "success",
+  rejected: "neutral",
+  expired: "neutral",
+  failed: "danger",
+} as const;
+
+/** One request: what it would do, who asked and why, until when; the answer form when the viewer may answer. */
+export function ApprovalCard({ approval, viewerLabel }: { approval: ApprovalView; viewerLabel: string }) {
+  const own = approval.requestedBy === viewerLabel;
+  return (
+    <li className={styles.card} data-testid="approval" data-approval-id={approval.id}>
+      <p style={{ margin: 0 }}>
+        <Badge tone={TONE[approval.status]}>{approval.status}</Badge> <strong>{describeDecision(approval)}</strong> in{" "}
+        {domainText(approval)}
+      </p>
+      {approval.reviewId ? (
+        <p className={styles.meta}>
+          Record <Link href={`/reviews/${approval.reviewId}`}>{approval.reviewId}</Link> at version{" "}
+          {approval.expectedVersion}
+        </p>
+      ) : null}
+      {approval.operationId ? (
+        <p className={styles.meta}>
+          Created operation <Link href={`/operations/${approval.operationId}`}>{approval.operationId}</Link>
+        </p>
+      ) : null}
+      <p className={styles.meta}>
+        Asked by {approval.requestedBy} at {formatUtc(approval.createdAt)}: “{approval.reason}”
+      </p>
+      {approval.status === "pending" ? (
+        <p className={styles.meta}>Expires {formatUtc(approval.expiresAt)}</p>
+      ) : (
+        <p className={styles.meta}>
+          {approval.decidedBy ? `${approval.status} by ${approval.decidedBy}` : approval.status}
+          {approval.decidedReason ? `: “${approval.decidedReason}”` : ""}
+          {approval.problem ? ` (could not run: ${approval.problem})` : ""}
+        </p>
+      )}
+      {approval.canDecide ? (
+        <ApprovalAnswer approval={approval} />
+      ) : approval.status === "pending" ? (
+        <p className={styles.meta}>
+          {own
+            ? "Your request: another person who may take this decision must approve it."
+            : "Waiting for another person allowed to take this decision."}
+        </p>
+      ) : null}
+    </li>
+  );
+}

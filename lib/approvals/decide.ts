@@ -1,0 +1,208 @@
+import type { Actor } from "@/lib/auth/actor";
+import { appendDecision } from "@/lib/audit/append";
+import { db } from "@/lib/db/client";
+import { conflict, forbidden, notFound, Refusal } from "@/lib/domain/refusal";
+import { isUuid } from "@/lib/domain/ids";
+import { createOperationInTx } from "@/lib/operations/create";
+import type { CreateOperationRequest } from "@/lib/operations/schema";
+import type { ActionRequest } from "@/lib/reviews/action-rules";
+import { performActionInTx } from "@/lib/reviews/actions/perform-action";
+import {
+  approvalLogDetails,
+  type ApprovalRow,
+  domainsOf,
+  expireOverdue,
+  isRequester,
+  mayDecide,
+  toView,
+  type Tx,
+} from "./store";
+import type { ApprovalView } from "./view";
+
+/** The request's author, as the stored decision runs: their label and their role when they asked. */
+function requesterOf(row: ApprovalRow): Actor {
+  return {
+    kind: row.requestedByKind as Actor["kind"],
+    id: row.requestedById,
+    label: row.requestedBy,
+    role: row.requestedRole,
+  };
+}
+
+/**
+ * The pending request, locked; an overdue one is expired first (that is committed, and the answer
+ * is a 409). Refusals are returned, not thrown, when what the transaction did must be kept.
+ */
+async function lockPending(tx: Tx, id: string, decider: Actor): Promise<ApprovalRow | Refusal> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM approval_requests WHERE id = ${id}::uuid FOR UPDATE`;
+  if (!locked[0]) throw notFound(`no approval request ${id}`);
+  if (await expireOverdue(tx, { ids: [id] })) {
+    return conflict("approval-expired", `approval request ${id} expired before it was answered`);
+  }
+  const row = (await tx.approvalRequest.findUnique({ where: { id } }))!;
+  if (row.status !== "pending") throw conflict("already-decided", `approval request ${id} is already ${row.status}`);
+  if (decider.kind !== "user") {
+    throw forbidden("person-required", "only a person may approve or reject, not a token", {
+      reviewId: row.reviewId,
+      details: { approvalId: id },
+    });
+  }
+  if (isRequester(row, decider)) {
+    throw forbidden("own-request", "another person must approve or reject your own request", {
+      reviewId: row.reviewId,
+      details: { approvalId: id, rule: "four-eyes" },
+    });
+  }
+  if (!mayDecide(row, decider)) {
+    const where = domainsOf(row)
+      .map((d) => d ?? "every domain")
+      .join(", ");
+    throw forbidden("forbidden", `you may not ${row.permission} in ${where}`, {
+      reviewId: row.reviewId,
+      details: { approvalId: id, permission: row.permission, domains: domainsOf(row) },
+    });
+  }
+  return row;
+}
+
+/**
+ * Approves and runs the stored decision, exactly once: the request row is locked, and its change
+ * to `approved` commits with the decision itself. When the decision cannot run now (the record's
+ * version moved, the gap closed), nothing of it stays: the request becomes `failed` with the
+ * reason (`approval.failed`) and the answer is a 409.
+ */
+export async function approveRequest(id: string, reason: string, approver: Actor): Promise<ApprovalView> {
+  if (!isUuid(id)) throw notFound(`no approval request ${id}`);
+  const outcome = await db().$transaction(
+    async (tx): Promise<ApprovalView | Refusal> => {
+      const row = await lockPending(tx, id, approver);
+      if (row instanceof Refusal) return row;
+      const approved = { approvalId: row.id, requestedBy: row.requestedBy, approvedBy: approver.label };
+      let operationId: string | null = null;
+      await tx.$executeRaw`SAVEPOINT approval_run`;
+      try {
+        if (row.decision === "operation") {
+          const created = await createOperationInTx(tx, row.request as CreateOperationRequest, requesterOf(row), {
+            approved,
+          });
+          if ("operationId" in created) operationId = created.operationId;
+        } else {
+          await performActionInTx(tx, row.reviewId!, row.request as ActionRequest, requesterOf(row), { approved });
+        }
+      } catch (error) {
+        if (!(error instanceof Refusal)) throw error;
+        await tx.$executeRaw`ROLLBACK TO SAVEPOINT approval_run`;
+        const stale = error.code === "stale-version";
+        const failed = await tx.approvalRequest.update({
+          where: { id },
+          data: {
+            status: "failed",
+            decidedBy: approver.label,
+            decidedById: approver.id,
+            decidedReason: reason,
+            decidedAt: new Date(),
+            problem: error.message,
+          },
+        });
+        await appendDecision(tx, {
+          actor: approver.label,
+          actorRole: approver.role,
+          action: "approval.failed",
+          reviewId: failed.reviewId,
+          reason,
+          details: approvalLogDetails(failed, { problem: error.message, code: error.code }),
+        });
+        return conflict(
+          stale ? "approval-stale" : "approval-failed",
+          stale
+            ? `the record changed since the request (${error.message}); nothing ran, ask again`
+            : `the decision could not run: ${error.message}; nothing ran`,
+        );
+      }
+      const done = await tx.approvalRequest.update({
+        where: { id },
+        data: {
+          status: "approved",
+          decidedBy: approver.label,
+          decidedById: approver.id,
+          decidedReason: reason,
+          decidedAt: new Date(),
+          operationId,
+        },
+      });
+      await appendDecision(tx, {
+        actor: approver.label,
+        actorRole: approver.role,
+        action: "approval.approved",
+        reviewId: done.reviewId,
+        reason,
+        details: approvalLogDetails(done),
+      });
+      return toView(done, approver);
+    },
+    { timeout: 120_000 },
+  );
+  if (outcome instanceof Refusal) throw outcome;
+  return outcome;
+}
+
+/** Rejects: nothing but the request changes. */
+export async function rejectRequest(id: string, reason: string, decider: Actor): Promise<ApprovalView> {
+  if (!isUuid(id)) throw notFound(`no approval request ${id}`);
+  const outcome = await db().$transaction(async (tx): Promise<ApprovalView | Refusal> => {
+    const row = await lockPending(tx, id, decider);
+    if (row instanceof Refusal) return row;
+    const done = await tx.approvalRequest.update({
+      where: { id },
+      data: {
+        status: "rejected",
+        decidedBy: decider.label,
+        decidedById: decider.id,
+        decidedReason: reason,
+        decidedAt: new Date(),
+      },
+    });
+    await appendDecision(tx, {
+      actor: decider.label,
+      actorRole: decider.role,
+      action: "approval.rejected",
+      reviewId: done.reviewId,
+      reason,
+      details: approvalLogDetails(done),
+    });
+    return toView(done, decider);
+  });
+  if (outcome instanceof Refusal) throw outcome;
+  return outcome;
+}
+
+/** GET /api/v1/approvals: newest first (at most 200), overdue ones expired first. */
+export async function listApprovals(
+  query: { status?: string; reviewId?: string },
+  viewer: Actor,
+): Promise<{ approvals: ApprovalView[]; waitingForYou: number }> {
+  await db().$transaction((tx) => expireOverdue(tx, query.reviewId ? { reviewId: query.reviewId } : {}));
+  const status = query.status ?? "pending";
+  const rows = await db().approvalRequest.findMany({
+    where: { ...(status === "all" ? {} : { status }), ...(query.reviewId ? { reviewId: query.reviewId } : {}) },
+    orderBy: { createdAt: "desc" },
+    take: 200,
+  });
+  const approvals = rows.map((row) => toView(row, viewer));
+  const waitingForYou =
+    status === "pending" && !query.reviewId
+      ? approvals.filter((a) => a.canDecide).length
+      : await countWaitingFor(viewer);
+  return { approvals, waitingForYou };
+}
+
+async function countWaitingFor(viewer: Actor): Promise<number> {
+  const rows = await db().approvalRequest.findMany({ where: { status: "pending" }, take: 1000 });
+  return rows.filter((row) => row.expiresAt > new Date() && mayDecide(row, viewer)).length;
+}
+
+/** The periodic sweep (the console's dispatcher): every overdue request expired. */
+export function sweepExpiredApprovals(): Promise<number> {
+  return db().$transaction((tx) => expireOverdue(tx));
+}

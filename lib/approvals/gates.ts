@@ -1,0 +1,120 @@
+import type { Actor } from "@/lib/auth/actor";
+import { conflict } from "@/lib/domain/refusal";
+import type { Prisma } from "@/lib/generated/prisma/client";
+import { operationPermission, type OperationApprovalGate } from "@/lib/operations/create";
+import { ACTION_RULES } from "@/lib/reviews/action-rules";
+import type { ActionApprovalGate } from "@/lib/reviews/actions/perform-action";
+import { effectivePolicy } from "./policies";
+import { isApprovableAction } from "./schema";
+import { expireOverdue, storeApproval, toView, type Tx } from "./store";
+
+async function domainOfKind(tx: Tx, kind: string | null): Promise<string | null> {
+  const rows = await tx.$queryRaw<{ domain: string | null }[]>`SELECT domain_of_kind(${kind}) AS domain`;
+  return rows[0]?.domain ?? null;
+}
+
+interface RecordHold {
+  domain: string | null;
+  expiresAfterSeconds: number;
+}
+
+/**
+ * POST /api/v1/reviews/{id}/actions: cancel, confirm-applied and skip-gap wait for a second person
+ * when the record's domain (domain_of_kind) has a policy for them, else the default policy does.
+ */
+export function recordApprovalGate(requester: Actor): ActionApprovalGate {
+  return {
+    async needed(tx, record, request) {
+      if (!isApprovableAction(request.action)) return null;
+      const domain = await domainOfKind(tx, record.kind);
+      const policy = await effectivePolicy(tx, request.action, domain);
+      if (!policy) return null;
+      // Under the record's row lock, so two requests for one record cannot both be stored.
+      await expireOverdue(tx, { reviewId: record.id });
+      const waiting = await tx.approvalRequest.findFirst({
+        where: { reviewId: record.id, status: "pending" },
+        select: { id: true, decision: true },
+      });
+      if (waiting) {
+        throw conflict(
+          "approval-pending",
+          `a ${waiting.decision} of this record waits for approval (${waiting.id}); it must be approved, rejected or expire first`,
+        );
+      }
+      return { domain, expiresAfterSeconds: policy.expiresAfterSeconds } satisfies RecordHold;
+    },
+    async hold(tx, record, request, needed) {
+      const { domain, expiresAfterSeconds } = needed as RecordHold;
+      const row = await storeApproval(
+        tx,
+        {
+          decision: request.action as "cancel",
+          permission: ACTION_RULES[request.action].permission,
+          domain,
+          domains: domain ? [domain] : [],
+          reviewId: record.id,
+          effectKey: record.effectKey,
+          expectedVersion: request.expectedVersion,
+          records: null,
+          request: request as Prisma.InputJsonObject,
+          reason: request.reason,
+          expiresAfterSeconds,
+        },
+        requester,
+      );
+      return toView(row, requester);
+    },
+  };
+}
+
+interface OperationHold {
+  domain: string | null;
+  domains: string[];
+  expiresAfterSeconds: number;
+}
+
+/**
+ * POST /api/v1/operations: an operation waits when, for some domain of its frozen selection, the
+ * domain's operation policy (else the default) applies to that domain's share of the records:
+ * always (no count), or above its count. A policy of `payments` never holds back `messaging` records.
+ */
+export function operationApprovalGate(requester: Actor): OperationApprovalGate {
+  return {
+    async needed(tx, operationId) {
+      const groups = await tx.$queryRaw<{ domain: string | null; records: number }[]>`
+        SELECT domain_of_kind(r.kind) AS domain, count(*)::int AS records
+          FROM bulk_operation_items i JOIN review_records r ON r.id = i.review_id
+         WHERE i.operation_id = ${operationId}::uuid GROUP BY 1`;
+      let expiresAfterSeconds: number | null = null;
+      for (const group of groups) {
+        const policy = await effectivePolicy(tx, "operation", group.domain);
+        if (!policy || (policy.minRecords !== null && group.records <= policy.minRecords)) continue;
+        expiresAfterSeconds = Math.min(expiresAfterSeconds ?? Infinity, policy.expiresAfterSeconds);
+      }
+      if (expiresAfterSeconds === null) return null;
+      const domains = groups.flatMap((g) => (g.domain === null ? [] : [g.domain])).sort();
+      const single = groups.length === 1 ? (groups[0]!.domain ?? null) : null;
+      return { domain: single, domains, expiresAfterSeconds } satisfies OperationHold;
+    },
+    async hold(tx, request, total, needed) {
+      const { domain, domains, expiresAfterSeconds } = needed as OperationHold;
+      const row = await storeApproval(
+        tx,
+        {
+          decision: "operation",
+          permission: operationPermission(request.action),
+          domain,
+          domains,
+          reviewId: null,
+          expectedVersion: null,
+          records: total,
+          request: request as Prisma.InputJsonObject,
+          reason: request.reason,
+          expiresAfterSeconds,
+        },
+        requester,
+      );
+      return toView(row, requester);
+    },
+  };
+}
