@@ -58,7 +58,7 @@ test("a payments owner sees only payments records, acts on one, and a messaging 
 
   // A payments record: the owner's actions are offered, and a note goes through.
   await page.goto(`/reviews/${charge}`);
-  await expect(page.getByRole("button", { name: "Replay" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Replay", exact: true })).toBeVisible();
   const note = await page.request.post(`/api/v1/reviews/${charge}/actions`, {
     data: { action: "note", expectedVersion: 1, reason: "looked at it" },
   });
