@@ -54,8 +54,9 @@ test.beforeAll(async ({ server }) => {
   // The consoles first: the provider must know their callback URLs. Better Auth reads the
   // discovery document at the first sign-in request, when the provider is up.
   [consoleSso, consoleSsoOnly] = await Promise.all([
-    startServer(role.url, secret, settings),
-    startServer(role.url, secret, { ...settings, PASSWORD_SIGN_IN: "off" }),
+    // BETTER_AUTH_URL is required with OIDC_ISSUER: the callback URL the provider knows.
+    startServer(role.url, secret, (baseURL) => ({ ...settings, BETTER_AUTH_URL: baseURL })),
+    startServer(role.url, secret, (baseURL) => ({ ...settings, BETTER_AUTH_URL: baseURL, PASSWORD_SIGN_IN: "off" })),
   ]);
 
   const { default: Provider } = (await import(OIDC_PROVIDER_MODULE)) as { default: OidcProvider };
