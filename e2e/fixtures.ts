@@ -73,15 +73,17 @@ export interface RunningServer {
  * The console as `npm start` serves it (scripts/serve.ts: the current build behind our own
  * node:http server) on a free port of 127.0.0.1 against `databaseUrl`, once its health check
  * answers. Its own process group, so stopServer stops all of it. `env` adds to or overrides the
- * server's environment (`undefined` removes a variable).
+ * server's environment (`undefined` removes a variable); as a function it gets the server's
+ * base URL first (for settings that name it, like BETTER_AUTH_URL).
  */
 export async function startServer(
   databaseUrl: string,
   secret: string,
-  env: Record<string, string | undefined> = {},
+  env: Record<string, string | undefined> | ((baseURL: string) => Record<string, string | undefined>) = {},
 ): Promise<RunningServer> {
   const port = await freePort();
   const baseURL = `http://127.0.0.1:${port}`;
+  const extraEnv = typeof env === "function" ? env(baseURL) : env;
   let output = "";
   const serve = path.join(root, "scripts", "serve.ts");
   const child = spawn(process.execPath, ["--import", "tsx", serve, "-H", "127.0.0.1", "-p", String(port)], {
@@ -99,7 +101,7 @@ export async function startServer(
       TRUSTED_PROXIES: "127.0.0.1",
       NEXT_TELEMETRY_DISABLED: "1",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-      ...env,
+      ...extraEnv,
     },
   });
   child.stdout?.on("data", (d) => (output += d));

@@ -147,7 +147,13 @@ function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
       storage: "database",
       window: 60,
       max: 100,
-      customRules: { "/sign-in/email": { ...SIGN_IN_RATE_LIMIT } },
+      customRules: {
+        "/sign-in/email": { ...SIGN_IN_RATE_LIMIT },
+        // Starting single sign-on guesses no password (it stores a state and names the provider's
+        // URL): not Better Auth's default 3 per 10 s for /sign-in/*, which people behind one
+        // address (a proxy without TRUSTED_PROXIES, an office) would use up at once.
+        "/sign-in/social": { window: 60, max: 60 },
+      },
     },
     advanced: {
       ...modelOptions.advanced,

@@ -14,6 +14,7 @@ const complete = {
   OIDC_CLIENT_ID: "review-console",
   OIDC_CLIENT_SECRET: "s3cret",
   OIDC_GROUP_GRANTS: "rc-payments-owners=owner@payments,rc-auditors=auditor",
+  BETTER_AUTH_URL: "https://console.example.test/",
 };
 
 function settingOf(fn: () => unknown): string | undefined {
@@ -66,6 +67,7 @@ describe("oidcConfig", () => {
   it("reads every setting, with defaults for the label, the groups claim and the scopes", () => {
     const config = oidcConfig(complete)!;
     expect(config.discoveryUrl).toBe("https://idp.example.test/realms/rc/.well-known/openid-configuration");
+    expect(config.redirectURI).toBe("https://console.example.test/api/auth/callback/oidc");
     expect(config.providerName).toBe("single sign-on");
     expect(config.groupsClaim).toBe("groups");
     expect(config.scopes).toEqual(["openid", "email", "profile"]);
@@ -89,6 +91,9 @@ describe("oidcConfig", () => {
     [{ ...complete, OIDC_CLIENT_SECRET: undefined }, "OIDC_CLIENT_SECRET"],
     [{ ...complete, OIDC_GROUP_GRANTS: undefined }, "OIDC_GROUP_GRANTS"],
     [{ ...complete, OIDC_GROUP_GRANTS: "a=root" }, "OIDC_GROUP_GRANTS"],
+    [{ ...complete, BETTER_AUTH_URL: undefined }, "BETTER_AUTH_URL"],
+    [{ ...complete, BETTER_AUTH_URL: "console.example.test" }, "BETTER_AUTH_URL"],
+    [{ ...complete, BETTER_AUTH_URL: "ftp://console.example.test" }, "BETTER_AUTH_URL"],
     [{ OIDC_CLIENT_ID: "x" }, "OIDC_ISSUER"],
   ])("names the bad setting (%#)", (env, setting) => {
     expect(settingOf(() => oidcConfig(env))).toBe(setting);

@@ -5,6 +5,8 @@ import { isPersonRole, type PersonRole } from "./person-roles";
 
 /** The provider id in Better Auth: `/api/auth/sign-in/social` with `provider: "oidc"`, callback `/api/auth/callback/oidc`. */
 export const OIDC_PROVIDER_ID = "oidc";
+/** Where the provider sends the browser back, under the console's public URL (BETTER_AUTH_URL). */
+export const OIDC_CALLBACK_PATH = `/api/auth/callback/${OIDC_PROVIDER_ID}`;
 
 /** One grant that a group of the identity provider gives: a role, in a domain or everywhere (null). */
 export interface GroupGrant {
@@ -18,6 +20,13 @@ export interface OidcConfig {
   discoveryUrl: string;
   clientId: string;
   clientSecret: string;
+  /**
+   * The redirect URI registered at the provider: BETTER_AUTH_URL's origin + OIDC_CALLBACK_PATH.
+   * Fixed, not derived from each request: Next hands Better Auth a request URL built from the
+   * address it listens on, not the one the browser used, and a provider accepts only the
+   * registered URI.
+   */
+  redirectURI: string;
   /** The sign-in button's label: "Sign in with <providerName>". */
   providerName: string;
   /** Asked of the provider; `openid` always. */
@@ -108,11 +117,26 @@ export function oidcConfig(env: Env = process.env): OidcConfig | null {
     discoveryUrl: `${issuer.replace(/\/+$/, "")}/.well-known/openid-configuration`,
     clientId: required(env, "OIDC_CLIENT_ID"),
     clientSecret: required(env, "OIDC_CLIENT_SECRET"),
+    redirectURI: `${publicOrigin(required(env, "BETTER_AUTH_URL"))}${OIDC_CALLBACK_PATH}`,
     providerName: env.OIDC_PROVIDER_NAME?.trim() || "single sign-on",
     scopes: [...new Set(["openid", ...(env.OIDC_SCOPES?.trim() || "email profile").split(/[\s,]+/).filter(Boolean)])],
     groupsClaim,
     groupGrants: parseGroupGrants(required(env, "OIDC_GROUP_GRANTS")),
   };
+}
+
+/** BETTER_AUTH_URL, the console's public URL as browsers reach it: its origin. */
+function publicOrigin(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError("BETTER_AUTH_URL", `"${text}" is not a URL`);
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new ConfigError("BETTER_AUTH_URL", "must be an http(s) URL: the console's public address");
+  }
+  return url.origin;
 }
 
 function isLoopback(hostname: string): boolean {

@@ -106,6 +106,8 @@ export function oidcPlugin(config: OidcConfig): BetterAuthPlugin {
         discoveryUrl: config.discoveryUrl,
         clientId: config.clientId,
         clientSecret: config.clientSecret,
+        // The registered callback, for the authorization request and the code exchange alike.
+        redirectURI: config.redirectURI,
         // Sent as a client_secret_basic header (the OpenID Connect default).
         authentication: "basic",
         scopes: config.scopes,

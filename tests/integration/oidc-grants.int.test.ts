@@ -119,6 +119,7 @@ describe("the sign-in gate (Better Auth's validateUserInfo)", () => {
     OIDC_CLIENT_SECRET: "x",
     OIDC_PROVIDER_NAME: "Acme",
     OIDC_GROUP_GRANTS: "rc-auditors=auditor,rc-ghosts=owner@never-created",
+    BETTER_AUTH_URL: "https://console.example.test",
   })!;
   const gate = oidcValidateUserInfo(config);
   const source = (groups: unknown, action = "create-user") => ({
