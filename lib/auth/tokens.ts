@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
+import { refuseScopedGlobalRole } from "@/lib/domains/manage";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
 import { log } from "@/lib/log";
 import type { Role } from "./roles";
@@ -58,6 +59,7 @@ export async function createApiToken(
     if (taken.length > 0) {
       throw conflict("name-taken", `a working token named ${name} exists; revoke it first or choose another name`);
     }
+    refuseScopedGlobalRole(role, domain);
     if (domain !== null) {
       // FOR SHARE: the domain cannot be removed before this token is committed.
       const known = await tx.$queryRaw<unknown[]>`SELECT 1 FROM domains WHERE name = ${domain} FOR SHARE`;

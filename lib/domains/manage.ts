@@ -2,7 +2,8 @@ import type { ChangeActor } from "@/lib/auth/actor-ref";
 import type { Role } from "@/lib/auth/roles";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
-import { conflict, notFound } from "@/lib/domain/refusal";
+import { conflict, notFound, unprocessable } from "@/lib/domain/refusal";
+import { GLOBAL_ONLY_ROLES } from "./scope-rules";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { DomainView } from "./domain-view";
 import { invalidateDomainPatterns } from "./pattern-cache";
@@ -220,4 +221,16 @@ export async function getDomainView(name: string): Promise<DomainView | null> {
 export async function requireDomain(tx: Tx, name: string): Promise<void> {
   const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM domains WHERE name = ${name} FOR SHARE`;
   if (rows.length === 0) throw notFound(`no domain ${name}`);
+}
+
+/** A 422 naming `domain` when a role that only exists everywhere (admin) is given in one domain. */
+export function refuseScopedGlobalRole(role: Role, domain: string | null): void {
+  if (domain === null || !GLOBAL_ONLY_ROLES.includes(role)) return;
+  throw unprocessable(
+    "global-role",
+    `domain: ${role} is held in every domain or not at all; give it without a domain`,
+    {
+      issues: [{ path: "domain", message: `${role} cannot be given in one domain` }],
+    },
+  );
 }

@@ -9,7 +9,14 @@ import type { Grant } from "./grant";
  * person still sees a record's own history on the record's page. No server imports here: the
  * console's navigation reads the same rule.
  */
-export const GLOBAL_ONLY_PERMISSIONS: readonly Permission[] = ["audit.read"];
+export const GLOBAL_ONLY_PERMISSIONS: readonly Permission[] = ["audit.read", "users.manage"];
+
+/**
+ * Roles that are held in every domain or not at all: an admin manages people, grants and tokens
+ * of every domain, so an admin "of payments" could grant themselves anything anywhere. Giving one
+ * with a domain is refused (lib/domains/manage.ts refuseScopedGlobalRole).
+ */
+export const GLOBAL_ONLY_ROLES: readonly Role[] = ["admin"];
 
 /** Does the holder of `grants` (or a role held everywhere) have `permission` somewhere at all? */
 export function holdsPermission(who: Role | readonly Grant[], permission: Permission): boolean {

@@ -459,6 +459,7 @@ const PEOPLE_AND_TOKENS: ApiOperation[] = [
       ...ok("The invited person and their link.", body.invitedSchema, 201),
       404: error("No such domain (`domain`, ADR 0029)."),
       409: error("The email is taken (`email-taken`)."),
+      422: error("`admin` given with a domain (`global-role`): an admin manages every domain."),
     },
   },
   {
@@ -542,6 +543,7 @@ const PEOPLE_AND_TOKENS: ApiOperation[] = [
       ...ok("The token and its secret.", body.tokenIssuedSchema, 201),
       404: error("No such domain (`domain`, ADR 0029)."),
       409: error("A working token has this name (`name-taken`)."),
+      422: error("`admin` given with a domain (`global-role`): an admin manages every domain."),
     },
   },
   {

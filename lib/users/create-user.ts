@@ -4,7 +4,7 @@ import { authAdapterFor } from "@/lib/auth/better-auth";
 import { hashPassword } from "@/lib/auth/passwords";
 import { PERSON_ROLES } from "@/lib/auth/person-roles";
 import { db } from "@/lib/db/client";
-import { requireDomain } from "@/lib/domains/manage";
+import { refuseScopedGlobalRole, requireDomain } from "@/lib/domains/manage";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 export { PERSON_ROLES, type PersonRole } from "@/lib/auth/person-roles";
@@ -50,6 +50,7 @@ export async function createUser(
   try {
     const id = await db().$transaction(async (tx) => {
       // A refusal (404) before anything is written: no such domain.
+      refuseScopedGlobalRole(role, domain);
       if (domain !== null) await requireDomain(tx, domain);
       const people = authAdapterFor(tx);
       const now = new Date();

@@ -2,7 +2,7 @@ import type { ChangeActor } from "@/lib/auth/actor-ref";
 import { PERSON_ROLES, type PersonRole } from "@/lib/auth/person-roles";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
-import { requireDomain } from "@/lib/domains/manage";
+import { refuseScopedGlobalRole, requireDomain } from "@/lib/domains/manage";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
 import { lockPerson, type PersonRef, recordChange, refuseOwnAccount, type Tx } from "./person-change";
 
@@ -34,6 +34,7 @@ export async function grantRole(
   return db().$transaction(async (tx) => {
     const person = await lockPerson(tx, ref);
     refuseOwnAccount(actor, person, "change the grants of");
+    refuseScopedGlobalRole(role, domain);
     if (domain !== null) await requireDomain(tx, domain);
     const inserted = await tx.$executeRaw`
       INSERT INTO role_grants (user_id, role, domain, source, created_by)

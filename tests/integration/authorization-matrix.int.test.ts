@@ -239,6 +239,45 @@ const PROBES: Record<string, Probe> = {
     allowed: 400,
     request: async () => ({ params: { tokenId: UNKNOWN }, body: {} }),
   },
+  // Domains, grants, webhooks and approval policies (admins): listed, or an invalid body or an
+  // unknown id refused after the authorization; nothing changes.
+  "GET /api/v1/domains": { allowed: 200, request: nothing },
+  "POST /api/v1/domains": { allowed: 400, request: async () => ({ body: {} }) },
+  "PUT /api/v1/domains/[name]": { allowed: 400, request: async () => ({ params: { name: "nosuch" }, body: {} }) },
+  "DELETE /api/v1/domains/[name]": { allowed: 400, request: async () => ({ params: { name: "nosuch" }, body: {} }) },
+  "GET /api/v1/people/[userId]/grants": { allowed: 404, request: async () => ({ params: { userId: UNKNOWN } }) },
+  "POST /api/v1/people/[userId]/grants": {
+    allowed: 400,
+    request: async () => ({ params: { userId: UNKNOWN }, body: {} }),
+  },
+  "DELETE /api/v1/people/[userId]/grants": {
+    allowed: 400,
+    request: async () => ({ params: { userId: UNKNOWN }, body: {} }),
+  },
+  "GET /api/v1/webhooks": { allowed: 200, request: nothing },
+  "POST /api/v1/webhooks": { allowed: 400, request: async () => ({ body: {} }) },
+  "POST /api/v1/webhooks/[webhookId]/remove": {
+    allowed: 404,
+    request: async () => ({ params: { webhookId: UNKNOWN }, body: {} }),
+  },
+  "GET /api/v1/webhooks/[webhookId]/deliveries": {
+    allowed: 404,
+    request: async () => ({ params: { webhookId: UNKNOWN } }),
+  },
+  "GET /api/v1/approval-policies": { allowed: 200, request: nothing },
+  "PUT /api/v1/approval-policies": { allowed: 400, request: async () => ({ body: {} }) },
+  "POST /api/v1/approval-policies/remove": { allowed: 400, request: async () => ({ body: {} }) },
+  // Approvals: what waits is listed to readers; answering an unknown request is a 404 to a
+  // caller who may act on records at all.
+  "GET /api/v1/approvals": { allowed: 200, request: nothing },
+  "POST /api/v1/approvals/[approvalId]/approve": {
+    allowed: 404,
+    request: async () => ({ params: { approvalId: UNKNOWN }, body: { reason } }),
+  },
+  "POST /api/v1/approvals/[approvalId]/reject": {
+    allowed: 404,
+    request: async () => ({ params: { approvalId: UNKNOWN }, body: { reason } }),
+  },
   "GET /api/health": { allowed: 200, request: nothing },
   "GET /api/metrics": { allowed: 200, request: nothing },
   "GET /api/openapi.json": { allowed: 200, request: nothing },

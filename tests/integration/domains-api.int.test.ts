@@ -229,5 +229,24 @@ describe("/api/v1/people/{userId}/grants", () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.error.issues[0].path).toBe("domain");
+
+    // Admin is a role of every domain: given in one it is a 422 naming domain, and nothing is
+    // written. An admin "of payments" would manage every domain's people and grants: refused everywhere.
+    const person = await createPerson("support");
+    const granted = await call(addGrant, {
+      headers: asCookie(admin.cookie),
+      params: { userId: person.id },
+      body: { role: "admin", domain, reason: "x" },
+    });
+    expect(granted.status).toBe(422);
+    expect(granted.body.error.issues[0].path).toBe("domain");
+    const listed = await call(listGrants, { headers: asCookie(admin.cookie), params: { userId: person.id } });
+    expect(listed.body.grants).toEqual([expect.objectContaining({ role: "support", domain: null })]);
+    const scopedAdmin = await call(issueToken, {
+      headers: asCookie(admin.cookie),
+      body: { name: `adm-${tag}`, role: "admin", expiresInDays: null, domain, reason: "x" },
+    });
+    expect(scopedAdmin.status).toBe(422);
+    expect(scopedAdmin.body.error.issues[0].path).toBe("domain");
   });
 });
