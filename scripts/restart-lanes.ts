@@ -45,11 +45,6 @@ export class WorkerLog {
   reconnectsBetween(via: string, from: number, to: number): number {
     return this.reconnects.filter((r) => r.via === via && r.at >= from && r.at < to).length;
   }
-
-  /** When a transport of `via` first warned at or after `from` (null: it has not). */
-  firstReconnect(via: string, from: number): number | null {
-    return this.reconnects.find((r) => r.via === via && r.at >= from)?.at ?? null;
-  }
 }
 
 /** The transports' warnings of a broker that went away (packages/consumer/src/transports). */
@@ -143,8 +138,9 @@ export interface Outage {
   /** How long the stop itself took (a clean shutdown serves, then closes, its connections first). */
   stopMs: number;
   /**
-   * Messages of it that got their final outcome from the moment its workers lost it (their first
-   * warning, or the broker's end) until it answered again: only messages already in hand can.
+   * Messages of it that got their final outcome while no broker process ran (from the end of the
+   * stop until it answered again): only messages already in hand can. While a clean stop is under
+   * way the broker still serves, and acknowledges, what its connections send.
    */
   committedWhileDown: number;
   /** The most those may be: what the workers can hold running (RabbitMQ) or held (NATS) at once. */
@@ -270,13 +266,12 @@ export class BrokerLane {
     }
     phase(`workers handling ${this.broker.title}'s messages again after ${resumedMs} ms`);
     const downS_ = (upAt - downAt) / 1000;
-    const lostAt = Math.min(stoppedAt, log.firstReconnect(this.via, downAt) ?? stoppedAt);
     return {
       title: this.broker.title,
       how: this.how,
       downMs: upAt - downAt,
       stopMs: stoppedAt - downAt,
-      committedWhileDown: log.between(this.via, lostAt, upAt, FINAL_OUTCOMES),
+      committedWhileDown: log.between(this.via, stoppedAt, upAt, FINAL_OUTCOMES),
       committedBound: this.heldBound,
       reconnectsWhileDown: log.reconnectsBetween(this.via, downAt, upAt),
       // Backed off: at most 10 attempts a second per worker (a busy spin makes thousands).

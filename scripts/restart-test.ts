@@ -1,7 +1,7 @@
 import "dotenv/config";
 import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
@@ -620,7 +620,7 @@ async function main(): Promise<number> {
       if (order > 0) violations.push(`${order} emails of ${title} messages out of sequence order within their key`);
       if (outage.committedWhileDown > outage.committedBound)
         violations.push(
-          `${outage.committedWhileDown} ${title} messages finished while it was away (more than the ${outage.committedBound} its workers can have had in hand)`,
+          `${outage.committedWhileDown} ${title} messages finished while no broker ran (more than the ${outage.committedBound} its workers can have had in hand)`,
         );
       if (outage.reconnectsWhileDown > outage.reconnectBound)
         violations.push(
@@ -680,7 +680,7 @@ async function main(): Promise<number> {
         `${(outage.downMs / 1000).toFixed(1)} s (the stop took ${(outage.stopMs / 1000).toFixed(1)} s)`,
       );
       line(
-        `  messages finished while it was away (in hand at the loss; at most)`,
+        `  messages finished while no broker ran (in hand at the loss; at most)`,
         `${outage.committedWhileDown} (${outage.committedBound})`,
       );
       line(
