@@ -39,7 +39,7 @@ const consumer = createInProcessConsumer({
     const reason =
       outcome.type === "review" || outcome.type === "wait" || outcome.type === "retry" ? outcome.reason : "";
     process.stdout.write(
-      `OUTCOME ${JSON.stringify({ via: message.source.transport, type: outcome.type, reason, id: message.source.transportId })}\n`,
+      `OUTCOME ${JSON.stringify({ via: message.source.transport, type: outcome.type, reason, id: message.source.transportId, at: Date.now() })}\n`,
     );
   },
 });

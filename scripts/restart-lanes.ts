@@ -19,7 +19,7 @@ export interface OwnBroker {
   close(): Promise<void>;
 }
 
-/** What the workers printed, with when it was read: `OUTCOME` lines and the transports' warnings. */
+/** What the workers printed, and when: `OUTCOME` lines (stamped by the worker) and the transports' warnings. */
 export class WorkerLog {
   /** Outcomes by `via`: the transport's name (`redis-streams`, `rabbitmq`, `nats-jetstream`) or `replay`. */
   readonly outcomes: { at: number; via: string; type: string }[] = [];
@@ -28,8 +28,9 @@ export class WorkerLog {
 
   read(via: string | null, text: string): void {
     if (text.startsWith("OUTCOME ")) {
-      const { via: from, type } = JSON.parse(text.slice(8)) as { via: string; type: string };
-      this.outcomes.push({ at: Date.now(), via: from, type });
+      const { via: from, type, at } = JSON.parse(text.slice(8)) as { via: string; type: string; at?: number };
+      // The worker's own time of the outcome: this process may read its output late on a busy machine.
+      this.outcomes.push({ at: at ?? Date.now(), via: from, type });
       return;
     }
     if (via && RECONNECT_WARNINGS.some((w) => text.includes(w))) this.reconnects.push({ at: Date.now(), via });
