@@ -609,6 +609,10 @@ async function main(): Promise<number> {
         lost: await unaccounted(lane.producer.ids()),
         left: laneLeft[i]!,
         order: outOfOrder(provider.sent, `${lane.prefix}-k`),
+        // A provider call for a key it had sent already: an effect the worker ran again.
+        twice: provider.calls.filter((c) => c.answer === "repeat" && c.idempotencyKey.startsWith(`${lane.prefix}-k`))
+          .length,
+        suppressed: workerLog.between(lane.via, 0, Infinity, ["duplicate-suppressed"]),
       })),
     );
     for (const { lane, outage, lost: laneLost, left: laneLeftover, order } of laneResults) {
@@ -671,7 +675,7 @@ async function main(): Promise<number> {
     line("workers acknowledging again after Redis came back", `${redisResumedMs} ms`);
     line("producer writes repeated while Redis was away", redisProducer.retries);
     line("outcomes committed while the database was down (every broker)", committedWhilePgDown);
-    for (const { lane, outage, written, lost: laneLost, left: laneLeftover, order } of laneResults) {
+    for (const { lane, outage, written, lost: laneLost, left: laneLeftover, order, twice, suppressed } of laneResults) {
       const title = lane.broker.title;
       line(
         `${title} downtime (${outage.how})`,
@@ -689,6 +693,7 @@ async function main(): Promise<number> {
       line(`  producer writes repeated while it was away`, lane.producer.retries);
       line(`  messages written (unique) / lost / left with it`, `${written} / ${laneLost} / ${laneLeftover}`);
       line(`  emails out of order within a key`, order);
+      line(`  effects twice / redeliveries suppressed by the runtime`, `${twice} / ${suppressed}`);
     }
     for (const broker of OTHER_BROKERS.filter((b) => !lanes.some((l) => l.name === b.name)))
       line(`${broker.title} restart`, "SKIPPED (not installed here)");
