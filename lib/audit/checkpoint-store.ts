@@ -1,5 +1,8 @@
-import type { KeyObject } from "node:crypto";
+import { createHash, type KeyObject } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import pg from "pg";
+import { archivedHashOf, verifyArchiveText } from "@/lib/retention/log-archive-file";
 import { db } from "@/lib/db/client";
 import { type Checkpoint, signCheckpoint } from "./checkpoint";
 import { type ChainVerdict, inLogSnapshot, verifyChain } from "./verify";
@@ -60,8 +63,62 @@ function heldProblem(checkpoint: Checkpoint, stored: string | undefined, lastSeq
 
 export interface CheckpointCheck {
   verdict: ChainVerdict;
-  /** One per checkpoint, in the given order: null when the log still holds its entry. */
+  /** One per checkpoint, in the given order: null when the log (or its archive) still holds its entry. */
   problems: (string | null)[];
+  /** One per checkpoint: the archive file that holds its entry, when `review-console archive` moved it there. */
+  archivedIn: (string | null)[];
+}
+
+/** Where archived entries are looked up: the archive files' folder and the key they were signed with. */
+export interface ArchiveLookup {
+  dir: string;
+  publicKey: KeyObject;
+}
+
+interface ArchivedMonthRow {
+  month: string;
+  firstSeq: string;
+  lastSeq: string;
+  lastHash: string;
+  fileName: string;
+  fileSha256: string;
+}
+
+/**
+ * A checkpoint of an entry that `review-console archive` moved out of the log: held when the
+ * month's record (decision_log_archives) ends with it, or else when the month's file, the very
+ * one archive wrote (its SHA-256 as recorded), verifies on its own and holds the entry with the
+ * signed hash. A file that is not in `lookup.dir` is a problem naming it: nothing is taken on trust.
+ */
+async function archivedProblem(
+  checkpoint: Checkpoint,
+  month: ArchivedMonthRow,
+  lookup: ArchiveLookup | undefined,
+): Promise<string | null> {
+  const where = `entry ${checkpoint.seq} was archived to ${month.fileName} (${month.month})`;
+  if (String(checkpoint.seq) === month.lastSeq) {
+    return month.lastHash === checkpoint.hash
+      ? null
+      : `${where}, whose recorded last hash is ${month.lastHash.slice(0, 16)}…, the checkpoint ${checkpoint.hash.slice(0, 16)}…: the log was rewritten after the checkpoint`;
+  }
+  if (!lookup) return `${where}: give the archive folder (--archive-dir) to check it there`;
+  const file = path.join(lookup.dir, month.fileName);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return `${where}, which is not readable in ${lookup.dir} (${(error as NodeJS.ErrnoException).code ?? String(error)}): give the folder that holds it (--archive-dir)`;
+  }
+  if (createHash("sha256").update(text, "utf8").digest("hex") !== month.fileSha256) {
+    return `${where}: ${file} is not the file archive wrote (its SHA-256 differs from the one recorded)`;
+  }
+  const verdict = verifyArchiveText(text, lookup.publicKey);
+  if (!verdict.ok) return `${where}: ${file} is broken at line ${verdict.line}: ${verdict.problem}`;
+  const hash = archivedHashOf(text, checkpoint.seq);
+  if (hash === null) return `${where}, but ${file} does not hold it`;
+  return hash === checkpoint.hash
+    ? null
+    : `${where}, where its hash is ${hash.slice(0, 16)}…, the checkpoint ${checkpoint.hash.slice(0, 16)}…: the log was rewritten after the checkpoint`;
 }
 
 /**
@@ -71,6 +128,7 @@ export interface CheckpointCheck {
 export async function checkCheckpointsAgainstLog(
   connectionString: string,
   checkpoints: Checkpoint[],
+  archives?: ArchiveLookup,
 ): Promise<CheckpointCheck> {
   return inLogSnapshot(connectionString, async (client) => {
     const { verdict } = await verifyChain(client);
@@ -81,9 +139,27 @@ export async function checkCheckpointsAgainstLog(
     const { rows: top } = await client.query<{ last: string }>(
       `SELECT coalesce(max(seq), 0)::text AS last FROM decision_log`,
     );
+    const { rows: months } = await client.query<ArchivedMonthRow>(
+      `SELECT month, first_seq::text AS "firstSeq", last_seq::text AS "lastSeq", last_hash AS "lastHash",
+              file_name AS "fileName", file_sha256 AS "fileSha256"
+         FROM decision_log_archives ORDER BY first_seq`,
+    );
     const stored = new Map(rows.map((r) => [r.seq, r.hash]));
     const lastSeq = BigInt(top[0]?.last ?? "0");
-    return { verdict, problems: checkpoints.map((c) => heldProblem(c, stored.get(String(c.seq)), lastSeq)) };
+    const problems: (string | null)[] = [];
+    const archivedIn: (string | null)[] = [];
+    for (const c of checkpoints) {
+      const seq = BigInt(c.seq);
+      const month = months.find((m) => BigInt(m.firstSeq) <= seq && seq <= BigInt(m.lastSeq));
+      if (month && !stored.has(String(c.seq))) {
+        problems.push(await archivedProblem(c, month, archives));
+        archivedIn.push(month.fileName);
+        continue;
+      }
+      problems.push(heldProblem(c, stored.get(String(c.seq)), lastSeq));
+      archivedIn.push(null);
+    }
+    return { verdict, problems, archivedIn };
   });
 }
 

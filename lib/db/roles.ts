@@ -31,6 +31,12 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   decision_log_archives: ["SELECT"],
 };
 const DEFAULT_TABLE_PRIVILEGES = ["SELECT", "INSERT", "UPDATE", "DELETE"];
+/**
+ * Functions PUBLIC may not execute (migration 20261202050000) that the runtime role needs:
+ * decision_log_next_at() is the default of decision_log.at, evaluated as the inserting role on
+ * every append. SECURITY DEFINER: it takes the head lock with the owner's rights.
+ */
+const RUNTIME_FUNCTIONS = ["decision_log_next_at()"];
 /** What the append-only tables must not allow, whatever PUBLIC or anyone else granted. */
 const FORBIDDEN_ON_LOG = ["UPDATE", "DELETE", "TRUNCATE", "REFERENCES", "TRIGGER"];
 
@@ -101,8 +107,8 @@ function rolePasswordLiteral(password: string): string {
  * CREATEROLE, NOINHERIT, no BYPASSRLS, no replication), sets its password when one is given, and
  * (re)applies its grants in the database of `ownerConnectionString`: USAGE on schema public but
  * not CREATE; SELECT, INSERT, UPDATE, DELETE on every table except the log tables (see
- * TABLE_PRIVILEGES); USAGE, SELECT on every sequence; EXECUTE on functions stays as PUBLIC has
- * it. Each table's privileges are revoked and granted afresh, so the result is the same whatever
+ * TABLE_PRIVILEGES); USAGE, SELECT on every sequence; EXECUTE on RUNTIME_FUNCTIONS (the other
+ * functions stay as PUBLIC has them). Each table's privileges are revoked and granted afresh, so the result is the same whatever
  * the role had before, and running it again after a migration grants the new tables. All in one
  * transaction. Refuses the connecting user, a superuser, and a role that owns or can become an
  * owner of the tables (SET ROLE would hand it everything the grants withhold).
@@ -229,6 +235,12 @@ async function applyRole(
     tables.push({ name: relname, privileges });
   }
 
+  for (const fn of RUNTIME_FUNCTIONS) {
+    // Before its migration PUBLIC executes it anyway: only a function that exists is granted.
+    const [exists] = await q<{ oid: string | null }>(`SELECT to_regprocedure($1)::oid AS oid`, [`public.${fn}`]);
+    if (exists?.oid) await client.query(`GRANT EXECUTE ON FUNCTION public.${fn} TO ${role}`);
+  }
+
   await verifyGrants(q, name, relations);
 
   const warnings: string[] = [];
@@ -282,6 +294,13 @@ async function verifyGrants(
   );
   const [schema] = await q<{ usage: boolean }>(`SELECT has_schema_privilege($1, 'public', 'USAGE') AS usage`, [name]);
   if (!schema!.usage) wrong.push({ t: "schema public", p: "USAGE", want: true });
+  const functions = await q<{ fn: string }>(
+    `SELECT fn FROM unnest($2::text[]) AS fn
+      WHERE to_regprocedure('public.' || fn) IS NOT NULL
+        AND NOT has_function_privilege($1, to_regprocedure('public.' || fn), 'EXECUTE')`,
+    [name, RUNTIME_FUNCTIONS],
+  );
+  for (const { fn } of functions) wrong.push({ t: `function ${fn}`, p: "EXECUTE", want: true });
   const forbidden = wrong.find((w) => !w.want);
   if (forbidden) {
     throw new RuntimeRoleError(

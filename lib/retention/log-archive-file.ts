@@ -166,3 +166,17 @@ export function verifyArchiveText(text: string, publicKey: KeyObject): ArchiveVe
   if (problem) return fail(lastLine, `the checkpoint: ${problem}`);
   return { ok: true, entries, header: header.value, checkpoint: c, lastHash: previousHash };
 }
+
+/**
+ * The hash the archive holds for entry `seq`, or null when the file has no such entry. Call it
+ * on a file verifyArchiveText accepted: only then does the hash stand for the chain.
+ */
+export function archivedHashOf(text: string, seq: number): string | null {
+  const lines = text.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  for (const line of lines.slice(1, -1)) {
+    const parsed = parseLine(archiveEntrySchema, line, "an entry");
+    if ("value" in parsed && parsed.value.seq === seq) return parsed.value.hash;
+  }
+  return null;
+}

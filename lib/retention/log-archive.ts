@@ -232,6 +232,44 @@ export interface ArchiveOptions {
   privateKey: KeyObject;
   now?: Date;
   onMonth?: (done: ArchivedMonth) => void;
+  /** A month's entries moved out of decision_log_default into a partition of their own first. */
+  onMoved?: (month: string, entries: number) => void;
+}
+
+/**
+ * Entries of a month that had no partition when they were appended sit in decision_log_default,
+ * where a month cannot be archived on its own: each such month before `before` is moved into a
+ * partition of its own first (decision_log_move_default_month, migration 20261202050000), under
+ * the log's lock with a timeout (appends wait meanwhile; a busy log fails clearly, and running
+ * again goes on).
+ */
+async function moveStrayMonths(client: pg.Client, before: string, onMoved: ArchiveOptions["onMoved"]): Promise<void> {
+  const { rows: stray } = await client.query<{ month: string }>(
+    `SELECT DISTINCT to_char(at AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM decision_log_default
+      WHERE at < $1::timestamptz ORDER BY 1`,
+    [monthStart(before)],
+  );
+  for (const { month } of stray) {
+    await client.query("BEGIN");
+    try {
+      await client.query("SET LOCAL lock_timeout = '10s'");
+      const { rows } = await client.query<{ moved: string }>(
+        `SELECT decision_log_move_default_month($1::timestamptz)::text AS moved`,
+        [monthStart(month)],
+      );
+      await client.query("COMMIT");
+      onMoved?.(month, Number(rows[0]!.moved));
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      if ((error as { code?: string }).code === "55P03") {
+        throw new ArchiveRefusal(
+          `${month}: its entries in decision_log_default could not be moved to a partition of their own ` +
+            "(lock timeout: the log was busy); run archive again",
+        );
+      }
+      throw error;
+    }
+  }
 }
 
 /** Archives every full month of the decision log before `before` that is still in the database. */
@@ -244,16 +282,7 @@ export async function archiveDecisionLog(ownerUrl: string, options: ArchiveOptio
   const done: ArchivedMonth[] = [];
   try {
     await ensureLogPartitions(client);
-    const { rows: stray } = await client.query<{ month: string }>(
-      `SELECT to_char(min(at) AT TIME ZONE 'UTC', 'YYYY-MM') AS month FROM decision_log_default WHERE at < $1::timestamptz`,
-      [monthStart(options.before)],
-    );
-    if (stray[0]?.month) {
-      throw new ArchiveRefusal(
-        `decision_log_default holds entries of ${stray[0].month} (appended when that month had no partition); ` +
-          "they cannot be archived by month: archive only months before it",
-      );
-    }
+    await moveStrayMonths(client, options.before, options.onMoved);
     const months = (await listMonthPartitions(client)).filter((p) => p.month < options.before);
     for (const partition of months) {
       const previous = await lastArchived(client);

@@ -12,8 +12,8 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadPrivateKey, loadPublicKey } from "@/lib/audit/checkpoint";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { loadPrivateKey, loadPublicKey, signCheckpoint } from "@/lib/audit/checkpoint";
+import { formatEntryTime, verifyDecisionLog } from "@/lib/audit/verify";
 import { verifyArchiveText } from "@/lib/retention/log-archive-file";
 import { spanOf, writeMonthFile } from "@/lib/retention/log-archive";
 import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
@@ -304,5 +304,119 @@ describe("review-console archive", () => {
       expect(verified, verified.out).toMatchObject({ code: 0 });
     },
     CLI_TIMEOUT * 2,
+  );
+});
+
+describe("review-console archive of months in decision_log_default, and checkpoints of archived entries", () => {
+  const own = setupTestDatabase();
+  const ownDir = () => path.join(dir, "stray");
+  let before: { month: string; n: number; first: number; last: number; part: string }[];
+
+  /** A signed checkpoint line of entry `seq` (its hash replaced by `hash` when given: a forged one). */
+  async function checkpointOf(seq: number, hash?: string): Promise<string> {
+    const [row] = await sql<{ hash: string; epoch: string }>(
+      `SELECT hash, extract(epoch FROM at)::text AS epoch FROM decision_log WHERE seq = $1`,
+      [seq],
+    );
+    const privateKey = loadPrivateKey(await readFile(keys.privateKey, "utf8"));
+    const tip = { seq: BigInt(seq), hash: hash ?? row!.hash, at: formatEntryTime(row!.epoch) };
+    return JSON.stringify(signCheckpoint(tip, privateKey));
+  }
+
+  const verifyCheckpoints = async (name: string, lines: string[], archiveDir: string) => {
+    const file = path.join(dir, `${name}.checkpoints`);
+    await writeFile(file, `${lines.join("\n")}\n`);
+    return cli(["audit", "verify", "--checkpoint", file, "--key", keys.publicKey, "--archive-dir", archiveDir]);
+  };
+
+  beforeAll(async () => {
+    database = own;
+    await seedSyntheticLogEntries(database.current.url, 400, { spanMs: 100 * DAY_MS });
+    await append(5, "live");
+    before = await months();
+    // The two oldest months as if appended while they had no partition: their entries, unchanged,
+    // in decision_log_default, their partitions gone.
+    await withClient(database.current.url, async (c) => {
+      await c.query("BEGIN");
+      await c.query("ALTER TABLE decision_log DISABLE TRIGGER USER");
+      for (const { part } of before.slice(0, 2)) {
+        await c.query(`ALTER TABLE decision_log DETACH PARTITION ${part}`);
+        await c.query(`INSERT INTO decision_log_default SELECT * FROM ${part}`);
+        await c.query(`DROP TABLE ${part}`);
+      }
+      await c.query("ALTER TABLE decision_log ENABLE TRIGGER USER");
+      await c.query("COMMIT");
+    });
+  }, CLI_TIMEOUT);
+
+  it(
+    "moves each month out of decision_log_default into a partition of its own, then archives it",
+    async () => {
+      expect(before.length, JSON.stringify(before)).toBeGreaterThanOrEqual(4);
+      const [first, second, third] = before as [(typeof before)[0], (typeof before)[0], (typeof before)[0]];
+      expect((await months()).slice(0, 2).map((m) => m.part)).toEqual(["decision_log_default", "decision_log_default"]);
+      const total = before.reduce((n, s) => n + s.n, 0);
+      // Checkpoints signed while the entries were live: one inside the oldest month, its last
+      // entry, and the live log's last entry.
+      const held = [
+        await checkpointOf(first.first + 3),
+        await checkpointOf(first.last),
+        await checkpointOf(before.at(-1)!.last),
+      ];
+      const forged = await checkpointOf(second.first + 2, "f".repeat(64));
+
+      const run = cli(["archive", "--before", third.month, "--dir", ownDir(), "--key", keys.privateKey]);
+      expect(run, run.out).toMatchObject({ code: 0 });
+      for (const span of [first, second]) {
+        expect(run.stdout).toContain(`${span.month}: ${span.n} entries moved from decision_log_default`);
+        const checked = verifyFile(path.join(ownDir(), `decision-log-${span.month}.ndjson`));
+        expect(checked, checked.out).toMatchObject({ code: 0 });
+        expect(checked.stdout.split("\n")[0]).toBe(`ok ${span.n} entries`);
+      }
+      expect(run.stdout).toContain(`ok 2 months archived before ${third.month}`);
+      expect(await sql(`SELECT count(*)::int AS n FROM decision_log_default`)).toEqual([{ n: 0 }]);
+      const verified = cli(["audit", "verify"]);
+      expect(verified, verified.out).toMatchObject({ code: 0 });
+      expect(verified.stdout.trim()).toBe(`ok ${total - first.n - second.n} entries`);
+      // The moved partitions were append-only like any other (until archive dropped them), and
+      // appends go on.
+      await append(2, "after-move");
+      expect(await verifyDecisionLog(database.current.url)).toEqual({
+        ok: true,
+        entries: total - first.n - second.n + 2,
+      });
+
+      // `audit verify --checkpoint`: the archived entries are found in their files.
+      const ok = await verifyCheckpoints("held", held, ownDir());
+      expect(ok, ok.out).toMatchObject({ code: 0 });
+      expect(ok.stdout).toContain("(3 checkpoints, all held, 2 of them in archive files)");
+
+      // Without the files they are not taken on trust: the one inside the month names its file.
+      const empty = path.join(dir, "no-archives");
+      const missing = await verifyCheckpoints("missing", held.slice(0, 1), empty);
+      expect(missing.code, missing.out).toBe(1);
+      expect(missing.stdout).toContain(`checkpoint FAILED: entry ${first.first + 3} `);
+      expect(missing.stdout).toContain(
+        `was archived to decision-log-${first.month}.ndjson (${first.month}), which is not readable in ${empty}`,
+      );
+      // The month's last entry is checked against the archive's record without its file.
+      const last = await verifyCheckpoints("last", held.slice(1, 2), empty);
+      expect(last, last.out).toMatchObject({ code: 0 });
+
+      // A checkpoint whose hash the archive does not hold fails, as it would on the live log.
+      const rewritten = await verifyCheckpoints("rewritten", [forged], ownDir());
+      expect(rewritten.code, rewritten.out).toBe(1);
+      expect(rewritten.stdout).toContain(`was archived to decision-log-${second.month}.ndjson`);
+      expect(rewritten.stdout).toContain("the log was rewritten after the checkpoint");
+
+      // An archive file changed after archive wrote it is not the file on record.
+      const file = path.join(ownDir(), `decision-log-${first.month}.ndjson`);
+      const text = await readFile(file, "utf8");
+      await writeFile(file, text.replace(/"reason":"([^"]*)"/, '"reason":"$1 (edited)"'));
+      const edited = await verifyCheckpoints("edited", held.slice(0, 1), ownDir());
+      expect(edited.code, edited.out).toBe(1);
+      expect(edited.stdout).toContain("is not the file archive wrote");
+    },
+    CLI_TIMEOUT * 3,
   );
 });

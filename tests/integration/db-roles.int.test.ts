@@ -188,6 +188,42 @@ describe("review-console db roles", () => {
     expect(n).toBe(0);
   });
 
+  it("is the only role besides the owner that may call decision_log_next_at(), which takes the head lock", async () => {
+    // Any other role that can connect (PUBLIC's CONNECT) is refused: it could hold the head lock
+    // in an open transaction and stop every append.
+    const stranger = runtimeName();
+    const strangerPassword = randomBytes(18).toString("base64url");
+    await asOwner(`CREATE ROLE ${pg.escapeIdentifier(stranger)} LOGIN PASSWORD ${pg.escapeLiteral(strangerPassword)}`);
+    await asOwner(`GRANT USAGE ON SCHEMA public TO ${pg.escapeIdentifier(stranger)}`);
+    const other = new pg.Client({
+      connectionString: withCredentials(database.current.url, stranger, strangerPassword),
+    });
+    await other.connect();
+    try {
+      await other.query("BEGIN");
+      expect(await failure(other, `SELECT decision_log_next_at()`)).toBe("42501");
+      await other.query("ROLLBACK");
+      // The head is free: the runtime role appends at once (it would wait on a held lock).
+      await runtime.query(`SET lock_timeout = '2s'`);
+      const { rows } = await runtime.query(
+        `INSERT INTO decision_log (actor, action) VALUES ('system:roles-test', 'test.next-at') RETURNING seq::int`,
+      );
+      expect(rows[0].seq).toBeGreaterThan(0);
+    } finally {
+      await other.end();
+      await runtime.query(`RESET lock_timeout`);
+    }
+    const grantees = await asOwner<{ grantee: string }>(
+      `SELECT CASE WHEN a.grantee = 0 THEN 'PUBLIC' ELSE a.grantee::regrole::text END AS grantee
+         FROM pg_proc p, aclexplode(p.proacl) AS a
+        WHERE p.oid = 'public.decision_log_next_at()'::regprocedure AND a.privilege_type = 'EXECUTE'
+          AND a.grantee <> p.proowner ORDER BY 1`,
+    );
+    expect(grantees.map((g) => g.grantee)).not.toContain("PUBLIC");
+    expect(grantees.map((g) => g.grantee)).toContain(name);
+    expect(grantees.map((g) => g.grantee)).not.toContain(stranger);
+  });
+
   it("runs again safely, and a re-run grants a table a migration added since", async () => {
     const again = cli(["db", "roles", "--runtime-user", name]);
     expect(again, again.out).toMatchObject({ code: 0 });

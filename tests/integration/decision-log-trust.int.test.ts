@@ -175,6 +175,8 @@ describe("a role with only INSERT and SELECT on the log", () => {
     await withClient(inject("pgServerUrl"), (c) => c.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`));
     await admin(`GRANT USAGE ON SCHEMA public TO ${role}`);
     await admin(`GRANT INSERT, SELECT ON decision_log TO ${role}`);
+    // `at`'s default takes the head lock; PUBLIC may not call it (migration 20261202050000).
+    await admin(`GRANT EXECUTE ON FUNCTION decision_log_next_at() TO ${role}`);
     await admin(`GRANT SELECT ON decision_log_head TO ${role}`);
     const url = new URL(roleDatabase.url);
     url.username = role;
