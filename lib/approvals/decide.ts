@@ -14,6 +14,7 @@ import {
   expireOverdue,
   isRequester,
   mayDecide,
+  mayView,
   toView,
   type Tx,
 } from "./store";
@@ -189,7 +190,8 @@ export async function listApprovals(
     orderBy: { createdAt: "desc" },
     take: 200,
   });
-  const approvals = rows.map((row) => toView(row, viewer));
+  // Another domain's requests are not there for a scoped reader, as its records are not.
+  const approvals = rows.filter((row) => mayView(row, viewer)).map((row) => toView(row, viewer));
   const waitingForYou =
     status === "pending" && !query.reviewId
       ? approvals.filter((a) => a.canDecide).length
@@ -199,7 +201,7 @@ export async function listApprovals(
 
 async function countWaitingFor(viewer: Actor): Promise<number> {
   const rows = await db().approvalRequest.findMany({ where: { status: "pending" }, take: 1000 });
-  return rows.filter((row) => row.expiresAt > new Date() && mayDecide(row, viewer)).length;
+  return rows.filter((row) => row.expiresAt > new Date() && mayView(row, viewer) && mayDecide(row, viewer)).length;
 }
 
 /** The periodic sweep (the console's dispatcher): every overdue request expired. */

@@ -52,6 +52,16 @@ export function domainsOf(row: Pick<ApprovalRow, "domain" | "domains">): (string
   return names.length > 0 ? names : [null];
 }
 
+/**
+ * Whether the viewer may see the request at all (ADR 0030): it reads the records of every domain
+ * the decision touches, as the records themselves would be read; a request of records in no
+ * domain is for global readers only.
+ */
+export function mayView(row: Pick<ApprovalRow, "domain" | "domains">, actor: Actor): boolean {
+  const grants = grantsOf(actor);
+  return domainsOf(row).every((domain) => canIn(grants, "reviews.read", domain));
+}
+
 /** Same person or token: compared by id, never by label. */
 export function isRequester(row: Pick<ApprovalRow, "requestedByKind" | "requestedById">, actor: Actor): boolean {
   return row.requestedByKind === actor.kind && row.requestedById === actor.id;

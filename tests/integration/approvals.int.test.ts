@@ -307,6 +307,13 @@ describe("four-eyes approvals of record actions", () => {
     const held = await cancel(requester, r.id);
     expect(held.status).toBe(202);
     const messagingOwner = await scopedPerson("owner", messaging.name);
+    // Another domain's request is not listed for them, as its record is not.
+    const seen = await list(messagingOwner, "?status=all");
+    expect(seen.status).toBe(200);
+    expect(seen.body.approvals.map((a: { id: string }) => a.id)).not.toContain(held.body.approval.id);
+    expect((await list(requester, "?status=all")).body.approvals.map((a: { id: string }) => a.id)).toContain(
+      held.body.approval.id,
+    );
     const refused = await approve(messagingOwner, held.body.approval.id);
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe("forbidden");
