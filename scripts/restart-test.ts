@@ -631,9 +631,14 @@ async function main(): Promise<number> {
           `${outage.reconnectsWhileDown} reconnection attempts while ${title} was down (more than ${outage.reconnectBound}): no back-off`,
         );
     }
-    const { rows: open } = await check.query<{ category: string; reason: string; n: string }>(
-      `SELECT category::text, reason, count(*) AS n FROM review_records
-        WHERE status = 'open' AND kind = 'invoice.reminder' AND reason <> 'retry-limit' GROUP BY 1, 2 ORDER BY 1, 2`,
+    // Which broker's messages they are (by the producers' key prefixes), for the report.
+    const { rows: open } = await check.query<{ category: string; reason: string; broker: string; n: string }>(
+      `SELECT category::text, reason,
+              CASE WHEN sequence_key LIKE $1 || '-rabbitmq-%' THEN 'RabbitMQ' WHEN sequence_key LIKE $1 || '-nats-%' THEN 'NATS'
+                   WHEN sequence_key LIKE $1 || '-k%' THEN 'Redis' ELSE 'replay' END AS broker,
+              count(*) AS n FROM review_records
+        WHERE status = 'open' AND kind = 'invoice.reminder' AND reason <> 'retry-limit' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [tag],
     );
     // Why each effect-result-unknown was held: the outage, or a provider call that timed out.
     const { rows: unknownWhy } = await check.query<{ why: string; n: string }>(
@@ -707,8 +712,8 @@ async function main(): Promise<number> {
     line("provider calls / emails / effects twice", `${stats.calls} / ${stats.created} / ${stats.repeats}`);
     line("bulk replay items by state", opRows.map((r) => `${r.state} ${r.n}`).join(", "));
     line(
-      "open reminder records left (category/reason)",
-      open.map((r) => `${r.category}/${r.reason} ${r.n}`).join(", ") || "none",
+      "open reminder records left (category/reason, broker)",
+      open.map((r) => `${r.category}/${r.reason} ${r.broker} ${r.n}`).join(", ") || "none",
     );
     line("effect-result-unknown records, by cause", unknownWhy.map((r) => `${r.why} (${r.n})`).join("; ") || "none");
     line("audit verify", auditLine || `exit ${audit.status}`);
