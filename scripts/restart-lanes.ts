@@ -128,7 +128,7 @@ export function outOfOrder(sent: SentEmail[], prefix: string): number {
 }
 
 /** Outcomes that end a message's delivery (a wait or a retry is offered again, and not counted). */
-const FINAL_OUTCOMES = ["applied", "duplicate-suppressed", "review"];
+export const FINAL_OUTCOMES = ["applied", "duplicate-suppressed", "review"];
 
 /** What one broker restart showed. */
 export interface Outage {
@@ -140,8 +140,9 @@ export interface Outage {
   stopMs: number;
   /**
    * Messages of it that got their final outcome while no broker process ran (from the end of the
-   * stop until it answered again): only messages already in hand can. While a clean stop is under
-   * way the broker still serves, and acknowledges, what its connections send.
+   * stop until it was started again): only messages already in hand can. While a clean stop is
+   * under way the broker still serves, and acknowledges, what its connections send; once started
+   * it serves before this process sees it answer.
    */
   committedWhileDown: number;
   /** The most those may be: what the workers can hold running (RabbitMQ) or held (NATS) at once. */
@@ -252,6 +253,7 @@ export class BrokerLane {
     const stoppedAt = Date.now();
     phase(`${this.broker.title} stopped (${this.how}; ${stoppedAt - downAt} ms)`);
     await sleep(downS * 1000);
+    const startingAt = Date.now();
     await this.broker.start();
     const upAt = Date.now();
     phase(`${this.broker.title} started again after ${((upAt - downAt) / 1000).toFixed(1)} s (same port and data)`);
@@ -272,7 +274,7 @@ export class BrokerLane {
       how: this.how,
       downMs: upAt - downAt,
       stopMs: stoppedAt - downAt,
-      committedWhileDown: log.between(this.via, stoppedAt, upAt, FINAL_OUTCOMES),
+      committedWhileDown: log.between(this.via, stoppedAt, startingAt, FINAL_OUTCOMES),
       committedBound: this.heldBound,
       reconnectsWhileDown: log.reconnectsBetween(this.via, downAt, upAt),
       // Backed off: at most 10 attempts a second per worker (a busy spin makes thousands).

@@ -29,7 +29,7 @@ import {
   stopChild,
 } from "./fleet";
 import { onPath, OwnNats, OwnRabbitMq, OwnRedis } from "./own-brokers";
-import { BrokerLane, type Outage, outOfOrder, Producer, WorkerLog } from "./restart-lanes";
+import { BrokerLane, FINAL_OUTCOMES, type Outage, outOfOrder, Producer, WorkerLog } from "./restart-lanes";
 import { runMain } from "./run-main";
 
 /*
@@ -404,6 +404,7 @@ async function main(): Promise<number> {
     const downAt = Date.now();
     window.from = downAt;
     await pgServer.stop();
+    const pgStoppedAt = Date.now();
     phase(`PostgreSQL stopped (fast shutdown); ${before.acked} entries acknowledged so far`);
     await sleep(1000);
     const ackedAtDown = (await groupState(watcher, stream)).acked;
@@ -432,6 +433,7 @@ async function main(): Promise<number> {
     );
     const ackedBeforeUp = (await groupState(watcher, stream)).acked;
     const failuresWhileDown = workerFailures.total - failuresBefore;
+    const pgStartingAt = Date.now();
     await pgServer.start();
     const upAt = Date.now();
     window.to = upAt;
@@ -578,11 +580,11 @@ async function main(): Promise<number> {
       violations.push(`the queue page showed "${pageSays}" while the database was down`);
     if (ackedBeforeUp !== ackedAtDown)
       violations.push(`${ackedBeforeUp - ackedAtDown} entries acknowledged while the database was down`);
-    // Nothing committed (so nothing acknowledged) on any broker: what was in hand at the stop
-    // has had its second to fail.
-    const committedWhilePgDown = workerLog.between(null, downAt + 1000, upAt);
+    // Nothing committed (so nothing acknowledged) on any broker while no server ran: from its end
+    // (and a second for a worker to report a commit confirmed just before) until it was started.
+    const committedWhilePgDown = workerLog.between(null, pgStoppedAt + 1000, pgStartingAt, FINAL_OUTCOMES);
     if (committedWhilePgDown > 0)
-      violations.push(`${committedWhilePgDown} outcomes committed while the database was down`);
+      violations.push(`${committedWhilePgDown} outcomes committed while no database server ran`);
     // Back-off: every worker x 4 keys each, pausing up to 5 s after each failed attempt.
     // (a busy spin would make thousands a second), over the time it was actually down.
     const failureBound = Math.ceil(workers.length * 4 * ((upAt - downAt) / 1000 + 2) * 4);
@@ -629,9 +631,14 @@ async function main(): Promise<number> {
           `${outage.reconnectsWhileDown} reconnection attempts while ${title} was down (more than ${outage.reconnectBound}): no back-off`,
         );
     }
-    const { rows: open } = await check.query<{ category: string; reason: string; n: string }>(
-      `SELECT category::text, reason, count(*) AS n FROM review_records
-        WHERE status = 'open' AND kind = 'invoice.reminder' AND reason <> 'retry-limit' GROUP BY 1, 2 ORDER BY 1, 2`,
+    // Which broker's messages they are (by the producers' key prefixes), for the report.
+    const { rows: open } = await check.query<{ category: string; reason: string; broker: string; n: string }>(
+      `SELECT category::text, reason,
+              CASE WHEN sequence_key LIKE $1 || '-rabbitmq-%' THEN 'RabbitMQ' WHEN sequence_key LIKE $1 || '-nats-%' THEN 'NATS'
+                   WHEN sequence_key LIKE $1 || '-k%' THEN 'Redis' ELSE 'replay' END AS broker,
+              count(*) AS n FROM review_records
+        WHERE status = 'open' AND kind = 'invoice.reminder' AND reason <> 'retry-limit' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [tag],
     );
     // Why each effect-result-unknown was held: the outage, or a provider call that timed out.
     const { rows: unknownWhy } = await check.query<{ why: string; n: string }>(
@@ -674,7 +681,7 @@ async function main(): Promise<number> {
     );
     line("workers acknowledging again after Redis came back", `${redisResumedMs} ms`);
     line("producer writes repeated while Redis was away", redisProducer.retries);
-    line("outcomes committed while the database was down (every broker)", committedWhilePgDown);
+    line("outcomes committed while no database server ran (every broker)", committedWhilePgDown);
     for (const { lane, outage, written, lost: laneLost, left: laneLeftover, order, twice, suppressed } of laneResults) {
       const title = lane.broker.title;
       line(
@@ -705,8 +712,8 @@ async function main(): Promise<number> {
     line("provider calls / emails / effects twice", `${stats.calls} / ${stats.created} / ${stats.repeats}`);
     line("bulk replay items by state", opRows.map((r) => `${r.state} ${r.n}`).join(", "));
     line(
-      "open reminder records left (category/reason)",
-      open.map((r) => `${r.category}/${r.reason} ${r.n}`).join(", ") || "none",
+      "open reminder records left (category/reason, broker)",
+      open.map((r) => `${r.category}/${r.reason} ${r.broker} ${r.n}`).join(", ") || "none",
     );
     line("effect-result-unknown records, by cause", unknownWhy.map((r) => `${r.why} (${r.n})`).join("; ") || "none");
     line("audit verify", auditLine || `exit ${audit.status}`);
