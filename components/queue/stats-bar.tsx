@@ -71,7 +71,7 @@ export function StatsBar({
       {reasons !== null && reasons.length > 0 ? (
         <ReasonChips reasons={reasons} selected={reason} onReason={onReason} />
       ) : (
-        <ul className={styles.chipRow} aria-labelledby="stats-reason">
+        <ul className={`${styles.chipRow} ${styles.chipRowStatic}`} aria-labelledby="stats-reason">
           {reasons === null && failed ? (
             <li className={styles.statsNote}>
               Counts are unavailable right now.{" "}
