@@ -1,15 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, invoiceReminder, test, uniqueTag } from "./records";
-
-/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
-async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
-  const dialog = page.getByRole("dialog", { name: title });
-  await expect(async () => {
-    if (!(await dialog.isVisible())) await button.click();
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 60_000 });
-  return dialog;
-}
+import type { Page } from "@playwright/test";
+import { clickUntil, expect, invoiceReminder, openDialog, test, uniqueTag } from "./records";
 
 // Assignment (ADR 0028) in Chromium: assign to me on the record page, find the record under
 // "Mine" in the queue with its assignee badge; assign to another person; unassign.
@@ -63,11 +53,9 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
   await page.goto(`/reviews?kind=${encodeURIComponent(kind)}`);
   await expect(page.getByRole("link", { name: other.id })).toBeVisible();
   // Controlled by the URL: the box is checked once the URL says so (retried until hydrated).
-  await expect(async () => {
-    if (!page.url().includes("assignee=me"))
-      await page.getByRole("checkbox", { name: "Mine (assigned to me)" }).click();
-    await expect(page).toHaveURL(/assignee=me/, { timeout: 2_000 });
-  }).toPass({ timeout: 60_000 });
+  await clickUntil(page.getByRole("checkbox", { name: "Mine (assigned to me)" }), async () =>
+    page.url().includes("assignee=me"),
+  );
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: mine.id }) });
   await expect(row).toBeVisible();
   await expect(row.getByTitle(`Assigned to ${me.email}`)).toBeVisible();

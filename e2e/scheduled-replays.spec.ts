@@ -1,15 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, invoiceReminder, type ReportInput, test, uniqueTag } from "./records";
-
-/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
-async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
-  const dialog = page.getByRole("dialog", { name: title });
-  await expect(async () => {
-    if (!(await dialog.isVisible())) await button.click();
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 60_000 });
-  return dialog;
-}
+import type { Page } from "@playwright/test";
+import { expect, invoiceReminder, openDialog, type ReportInput, test, uniqueTag } from "./records";
 
 // A scheduled replay's controls on the record page (ADR 0028): run now, reschedule with a UTC
 // preview, unschedule back to open. Each scenario schedules its own record's replay an hour
