@@ -39,6 +39,10 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
 
   await page.goto(`/reviews/${id}`);
   await expect(assignment(page)).toContainText("Not assigned.");
+  // No blank band under the buttons: the box ends at its padding (the status line shares their row).
+  const box = (await assignment(page).boundingBox())!;
+  const button = (await assignment(page).getByRole("button", { name: "Assign to me…" }).boundingBox())!;
+  expect(box.y + box.height - (button.y + button.height)).toBeLessThan(24);
   const dialog = await openDialog(
     page,
     assignment(page).getByRole("button", { name: "Assign to me…" }),

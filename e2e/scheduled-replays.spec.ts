@@ -54,6 +54,10 @@ test("run now: the replay becomes due at once and a consumer claims it", async (
   await loginAs("owner");
   const { id } = await scheduledRecord(page, report);
   await page.goto(`/reviews/${id}`);
+  // The action panel says what can be done now, and where.
+  await expect(page.getByRole("region", { name: "Actions" })).toContainText(
+    "Until a consumer claims it, run it now, reschedule or unschedule it below, or cancel the effect.",
+  );
   const dialog = await openDialog(page, controls(page).getByRole("button", { name: "Run now…" }), "Run the replay now");
   await dialog.getByLabel("Reason (required)").fill("the customer is waiting");
   await dialog.getByRole("button", { name: "Run now", exact: true }).click();
@@ -130,4 +134,7 @@ test("support sees the scheduled replay without its controls", async ({ page, lo
   await page.goto(`/reviews/${id}`);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await expect(controls(page)).toHaveCount(0);
+  await expect(page.getByRole("region", { name: "Actions" })).toContainText(
+    "An owner can run it now, reschedule, unschedule or cancel it.",
+  );
 });
