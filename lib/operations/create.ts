@@ -15,6 +15,7 @@ import {
   MAX_SELECTION,
   type SelectionInput,
 } from "./schema";
+import { resolveSelection } from "./selection";
 import type { OperationAction } from "./types";
 
 /** The permission an operation's action needs, for creating it and for every control. */
@@ -22,13 +23,20 @@ export function operationPermission(action: OperationAction) {
   return action === "note" ? ("reviews.note" as const) : ("reviews.resolve" as const);
 }
 
-/** The condition on `review_records` that selects the records of a selection. */
+/** The condition on `review_records` that selects the records of a (resolved) selection. */
 export function selectionCondition(selection: SelectionInput): Prisma.Sql {
   switch (selection.type) {
     case "ids":
       return Prisma.sql`id = ANY(${selection.ids}::uuid[])`;
-    case "filter":
-      return reviewFilterSql(selection.filter);
+    case "filter": {
+      const { assignee, ...filter } = selection.filter;
+      const conditions = [reviewFilterSql(filter)];
+      // resolveSelection (./selection.ts) has replaced `me` by the creator's id before this.
+      if (assignee === "me") throw new Error("selectionCondition: resolve `assignee: me` first (resolveSelection)");
+      if (assignee === "none") conditions.push(Prisma.sql`assignee_id IS NULL`);
+      else if (assignee !== undefined) conditions.push(Prisma.sql`assignee_id = ${assignee}::uuid`);
+      return Prisma.join(conditions, " AND ");
+    }
     case "group": {
       const { kind, reason, errorClass } = selection.group;
       return Prisma.join(
@@ -74,10 +82,15 @@ SELECT ${operationId}::uuid, slot.pos, n.id, n.version, n.sequence_key, n.sequen
  * POST /api/v1/operations: creates the operation `planned`, its selection frozen, with one
  * decision-log entry for the operation and one per record, all in one transaction.
  */
-export async function createOperation(request: CreateOperationRequest, actor: Actor): Promise<string> {
-  if (!can(actor.role, operationPermission(request.action))) {
-    throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records`);
+export async function createOperation(asked: CreateOperationRequest, actor: Actor): Promise<string> {
+  if (!can(actor.role, operationPermission(asked.action))) {
+    throw forbidden("forbidden", `role ${actor.role} may not ${asked.action} records`);
   }
+  // What is frozen, stored and logged: `assignee: me` as the creator's id.
+  const request = {
+    ...asked,
+    selection: resolveSelection(asked.selection, actor.kind === "user" ? { id: actor.id } : null),
+  };
   const autoPause =
     request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
   return db().$transaction(

@@ -1,6 +1,7 @@
 import { db } from "@/lib/db/client";
 import { selectionCondition } from "./create";
-import { MAX_SELECTION, selectionSchema } from "./schema";
+import { MAX_SELECTION, type SelectionInput, selectionSchema } from "./schema";
+import { resolveSelection, type SelectingPerson } from "./selection";
 import type { Selection } from "./types";
 
 /**
@@ -8,12 +9,22 @@ import type { Selection } from "./types";
  * created: read with the same condition and the same cap as the freeze (one past the maximum,
  * so a count stays cheap on a large table and an oversized selection is said before creating).
  * `null` when the selection is not one the API would take (the form then shows the server's refusal).
+ * `person`: whom the selection's `assignee: me` means (the signed-in person reading the form).
  */
-export async function countSelection(selection: Selection): Promise<{ count: number; tooLarge: boolean } | null> {
+export async function countSelection(
+  selection: Selection,
+  person: SelectingPerson,
+): Promise<{ count: number; tooLarge: boolean } | null> {
   const parsed = selectionSchema.safeParse(selection);
   if (!parsed.success) return null;
+  let resolved: SelectionInput;
+  try {
+    resolved = resolveSelection(parsed.data, person);
+  } catch {
+    return null;
+  }
   const [row] = await db().$queryRaw<{ n: bigint }[]>`
-    SELECT count(*) AS n FROM (SELECT 1 FROM review_records WHERE ${selectionCondition(parsed.data)}
+    SELECT count(*) AS n FROM (SELECT 1 FROM review_records WHERE ${selectionCondition(resolved)}
                                 LIMIT ${MAX_SELECTION + 1}) AS capped`;
   const n = Number(row?.n ?? 0);
   return { count: Math.min(n, MAX_SELECTION), tooLarge: n > MAX_SELECTION };

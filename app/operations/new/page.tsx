@@ -21,7 +21,7 @@ export default async function NewOperationPage({
     return Array.isArray(value) ? value[0] : value;
   });
   // The count before anything is created, with the freeze's condition and cap.
-  const count = params.selection ? await countSelection(params.selection) : null;
+  const count = params.selection ? await countSelection(params.selection, { id: user.id }) : null;
   return (
     <div className={styles.page}>
       <Topline parent={{ href: "/operations", label: "Operations" }} current="New" />
