@@ -69,6 +69,16 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
   await page.reload();
   await expect(page.getByRole("link", { name: mine.id })).toBeVisible();
   await expect(page.getByRole("link", { name: other.id })).toHaveCount(0);
+
+  // "Bulk action on this filter" keeps Mine: the form counts only my record of the kind, and the
+  // operation keeps my id.
+  await page
+    .getByRole("group", { name: "Bulk operations" })
+    .getByRole("link", { name: "Bulk action on this filter" })
+    .click();
+  await expect(page.getByRole("heading", { level: 1, name: "New bulk operation" })).toBeVisible();
+  await expect(page.getByText(/^you \(kept as your person id/)).toBeVisible();
+  await expect(page.getByTestId("selection-count")).toHaveText("1 record matches now");
 });
 
 test("an owner assigns to a support person, then unassigns; history says both", async ({
