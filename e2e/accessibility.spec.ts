@@ -177,4 +177,12 @@ test.describe("no serious or critical accessibility violation", () => {
     await expect(arrivals.getByRole("table")).toBeVisible();
     expect(await seriousViolations(page)).toEqual([]);
   });
+
+  test("the API reference, all of it", async ({ page, loginAs }) => {
+    await loginAs("auditor");
+    await page.goto("/api-reference");
+    await expect(page.getByRole("heading", { level: 1, name: "Review Console API" })).toBeVisible();
+    await expect(page.getByRole("region", { name: "Report a record", exact: true })).toBeVisible();
+    expect(await seriousViolations(page)).toEqual([]);
+  });
 });

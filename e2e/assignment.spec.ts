@@ -1,15 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, invoiceReminder, test, uniqueTag } from "./records";
-
-/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
-async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
-  const dialog = page.getByRole("dialog", { name: title });
-  await expect(async () => {
-    if (!(await dialog.isVisible())) await button.click();
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 60_000 });
-  return dialog;
-}
+import type { Page } from "@playwright/test";
+import { clickUntil, expect, invoiceReminder, openDialog, test, uniqueTag } from "./records";
 
 // Assignment (ADR 0028) in Chromium: assign to me on the record page, find the record under
 // "Mine" in the queue with its assignee badge; assign to another person; unassign.
@@ -49,6 +39,10 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
 
   await page.goto(`/reviews/${id}`);
   await expect(assignment(page)).toContainText("Not assigned.");
+  // No blank band under the buttons: the box ends at its padding (the status line shares their row).
+  const box = (await assignment(page).boundingBox())!;
+  const button = (await assignment(page).getByRole("button", { name: "Assign to me…" }).boundingBox())!;
+  expect(box.y + box.height - (button.y + button.height)).toBeLessThan(24);
   const dialog = await openDialog(
     page,
     assignment(page).getByRole("button", { name: "Assign to me…" }),
@@ -63,11 +57,9 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
   await page.goto(`/reviews?kind=${encodeURIComponent(kind)}`);
   await expect(page.getByRole("link", { name: other.id })).toBeVisible();
   // Controlled by the URL: the box is checked once the URL says so (retried until hydrated).
-  await expect(async () => {
-    if (!page.url().includes("assignee=me"))
-      await page.getByRole("checkbox", { name: "Mine (assigned to me)" }).click();
-    await expect(page).toHaveURL(/assignee=me/, { timeout: 2_000 });
-  }).toPass({ timeout: 60_000 });
+  await clickUntil(page.getByRole("checkbox", { name: "Mine (assigned to me)" }), async () =>
+    page.url().includes("assignee=me"),
+  );
   const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: mine.id }) });
   await expect(row).toBeVisible();
   await expect(row.getByTitle(`Assigned to ${me.email}`)).toBeVisible();
@@ -77,6 +69,16 @@ test("assign to me, then the Mine filter shows the record with its badge, and on
   await page.reload();
   await expect(page.getByRole("link", { name: mine.id })).toBeVisible();
   await expect(page.getByRole("link", { name: other.id })).toHaveCount(0);
+
+  // "Bulk action on this filter" keeps Mine: the form counts only my record of the kind, and the
+  // operation keeps my id.
+  await page
+    .getByRole("group", { name: "Bulk operations" })
+    .getByRole("link", { name: "Bulk action on this filter" })
+    .click();
+  await expect(page.getByRole("heading", { level: 1, name: "New bulk operation" })).toBeVisible();
+  await expect(page.getByText(/^you \(kept as your person id/)).toBeVisible();
+  await expect(page.getByTestId("selection-count")).toHaveText("1 record matches now");
 });
 
 test("an owner assigns to a support person, then unassigns; history says both", async ({

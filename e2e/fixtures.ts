@@ -18,7 +18,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { test as base, expect } from "@playwright/test";
+import { type Page, test as base, expect } from "@playwright/test";
 import pg from "pg";
 import type { PersonRole } from "../lib/auth/person-roles";
 import { migrate } from "../lib/db/migrate";
@@ -136,6 +136,27 @@ export async function createRuntimeRole(
       await withConnection(serverUrl.toString(), (c) => c.query(`DROP ROLE IF EXISTS ${pg.escapeIdentifier(name)}`));
     },
   };
+}
+
+/**
+ * Console errors, uncaught page errors and Content-Security-Policy violations of `page` from its
+ * next document on, as they happen (the list fills while the test runs): call it before the
+ * first `goto`, then expect the list to be empty.
+ */
+export async function watchConsole(page: Page): Promise<string[]> {
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text())) {
+      errors.push(message.text());
+    }
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.addInitScript(() => {
+    document.addEventListener("securitypolicyviolation", (event) => {
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI} at ${event.sourceFile}`);
+    });
+  });
+  return errors;
 }
 
 let clientAddress = 0;

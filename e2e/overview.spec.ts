@@ -1,26 +1,9 @@
-import type { Page } from "@playwright/test";
+import { watchConsole } from "./fixtures";
 import { expect, invoiceReminder, redisSource, test, uniqueTag } from "./records";
 
 // The overview in Chromium: owners and support land on it, its arrivals chart is drawn (uPlot,
 // a canvas, loaded in the browser only) under the page's Content-Security-Policy without a
 // console error, and the chart's table alternative carries the API's numbers.
-
-/** Console errors and CSP violations of the page, from its first script on. */
-async function watchConsole(page: Page): Promise<string[]> {
-  const errors: string[] = [];
-  page.on("console", (message) => {
-    if (message.type() === "error" || /Content[- ]Security[- ]Policy/i.test(message.text())) {
-      errors.push(message.text());
-    }
-  });
-  page.on("pageerror", (error) => errors.push(error.message));
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => {
-      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI} at ${event.sourceFile}`);
-    });
-  });
-  return errors;
-}
 
 interface OverviewAnswer {
   arrivals: { total: number; byKind: { key: string; total: number }[] };

@@ -11,12 +11,14 @@
  * - `sql(text, values)`: a query on the worker's database, for state the API does not create
  *   (a sequence's last applied number, an `unknown` journal entry).
  * - `signIn(context, role)`: a person of that role signed in on another browser context.
+ * - `clickUntil(target, done)` and `openDialog(page, button, title)`: a click that is repeated
+ *   until it took effect, for controls that may be clicked before the page is hydrated.
  *
  * Every helper makes its names unique (`uniqueTag()`), so the specs of a worker, which share one
  * database, never see each other's records by accident.
  */
 import { randomBytes } from "node:crypto";
-import type { APIRequestContext, BrowserContext } from "@playwright/test";
+import type { APIRequestContext, BrowserContext, Locator, Page } from "@playwright/test";
 import pg from "pg";
 import type { PersonRole } from "../lib/auth/person-roles";
 import { expect, test as base, type TestServer } from "./fixtures";
@@ -198,4 +200,23 @@ export function invoiceReminder(
 /** Where a record came from, as a Redis Streams consumer reports it. */
 export function redisSource(tag: string) {
   return { transport: "redis-streams", queue: "invoices", consumer: "worker-1", transportId: `1764480000000-${tag}` };
+}
+
+/**
+ * Clicks `target` until `done` says the click took effect: a click that lands before the page is
+ * hydrated does nothing, so it is repeated, but only while `done` is still false (a second click
+ * on a toggle would undo the first).
+ */
+export async function clickUntil(target: Locator, done: () => Promise<boolean>): Promise<void> {
+  await expect(async () => {
+    if (!(await done())) await target.click();
+    await expect.poll(done, { timeout: 2_000 }).toBe(true);
+  }).toPass({ timeout: 60_000 });
+}
+
+/** Opens the dialog named `title` with `button` (see clickUntil) and answers it. */
+export async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
+  const dialog = page.getByRole("dialog", { name: title });
+  await clickUntil(button, () => dialog.isVisible());
+  return dialog;
 }

@@ -1,15 +1,5 @@
-import type { Locator, Page } from "@playwright/test";
-import { expect, invoiceReminder, type ReportInput, test, uniqueTag } from "./records";
-
-/** Opens a dialog by its button, again until it opens: a click before hydration does nothing. */
-async function openDialog(page: Page, button: Locator, title: string): Promise<Locator> {
-  const dialog = page.getByRole("dialog", { name: title });
-  await expect(async () => {
-    if (!(await dialog.isVisible())) await button.click();
-    await expect(dialog).toBeVisible({ timeout: 2_000 });
-  }).toPass({ timeout: 60_000 });
-  return dialog;
-}
+import type { Page } from "@playwright/test";
+import { expect, invoiceReminder, openDialog, type ReportInput, test, uniqueTag } from "./records";
 
 // A scheduled replay's controls on the record page (ADR 0028): run now, reschedule with a UTC
 // preview, unschedule back to open. Each scenario schedules its own record's replay an hour
@@ -64,6 +54,10 @@ test("run now: the replay becomes due at once and a consumer claims it", async (
   await loginAs("owner");
   const { id } = await scheduledRecord(page, report);
   await page.goto(`/reviews/${id}`);
+  // The action panel says what can be done now, and where.
+  await expect(page.getByRole("region", { name: "Actions" })).toContainText(
+    "Until a consumer claims it, run it now, reschedule or unschedule it below, or cancel the effect.",
+  );
   const dialog = await openDialog(page, controls(page).getByRole("button", { name: "Run now…" }), "Run the replay now");
   await dialog.getByLabel("Reason (required)").fill("the customer is waiting");
   await dialog.getByRole("button", { name: "Run now", exact: true }).click();
@@ -140,4 +134,7 @@ test("support sees the scheduled replay without its controls", async ({ page, lo
   await page.goto(`/reviews/${id}`);
   await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
   await expect(controls(page)).toHaveCount(0);
+  await expect(page.getByRole("region", { name: "Actions" })).toContainText(
+    "An owner can run it now, reschedule, unschedule or cancel it.",
+  );
 });

@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
-import { ApiReference } from "@/components/api-reference/api-reference";
+import { ApiReference } from "@/components/api-reference/reference";
 import { requireUser } from "@/lib/auth/session";
+import { servedReferenceModel } from "@/lib/openapi/served-reference";
 
 export const metadata: Metadata = { title: "API reference · Review Console" };
 
-/** The HTTP API as /api/openapi.json describes it, rendered in the browser by Scalar. */
+/** The HTTP API as /api/openapi.json describes it, rendered here on the server (no script, nothing from elsewhere). */
 export default async function ApiReferencePage() {
   await requireUser(undefined, "/api-reference");
-  return <ApiReference documentUrl="/api/openapi.json" />;
+  return <ApiReference model={servedReferenceModel()} documentUrl="/api/openapi.json" />;
 }

@@ -43,4 +43,13 @@ describe("new-operation links", () => {
     );
     expect(params.selection).toEqual({ type: "filter", filter: { kind: "k" } });
   });
+
+  it("keep the queue's Mine (assignee=me) with the other filters: dropping it would select everyone's records", () => {
+    const filter = { status: "open", kind: "k", assignee: "me" };
+    expect(read(newOperationHref("note", { type: "filter", filter })).selection).toEqual({ type: "filter", filter });
+    expect(read(newOperationHref("note", { type: "filter", filter: { assignee: "me" } })).selection).toEqual({
+      type: "filter",
+      filter: { assignee: "me" },
+    });
+  });
 });

@@ -19,6 +19,8 @@ export const FILTER_KEYS = [
   "effectKey",
   "messageId",
   "q",
+  // "Mine" in the queue: `me` until the operation is created, then the creator's id.
+  "assignee",
 ] as const;
 
 /** The `problem` of a link that names no selection at all: the form offers to choose one. */

@@ -15,7 +15,15 @@ const FILTER_LABEL: Record<string, string> = {
   effectKey: "effect key",
   messageId: "message id",
   q: "search",
+  assignee: "assigned to",
 };
+
+/** `assignee` as a person reads it: `me` is the person creating the operation (then kept as an id). */
+function assigneeText(value: string): string {
+  if (value === "me") return "you (kept as your person id when the operation is created)";
+  if (value === "none") return "nobody (unassigned)";
+  return `the person with id ${value}`;
+}
 
 const ACTIVE = "open, replay-scheduled, replaying";
 /** A frozen selection may hold 10,000 ids; the page lists the first ones (the items table has all). */
@@ -42,7 +50,10 @@ export function selectionTerms(selection: Selection): { label: string; value: st
       const other = Object.keys(selection.filter).filter((key) => !(FILTER_KEYS as readonly string[]).includes(key));
       return [...known, ...other].map((key) => ({
         label: FILTER_LABEL[key] ?? key,
-        value: String(selection.filter[key]).replaceAll(",", ", "),
+        value:
+          key === "assignee"
+            ? assigneeText(String(selection.filter[key]))
+            : String(selection.filter[key]).replaceAll(",", ", "),
       }));
     }
     case "group":

@@ -81,8 +81,9 @@ export function Assignment({ record, role, userId }: { record: ReviewDetail; rol
             ) : null}
           </>
         ) : null}
+        {/* In the row, not under it: an empty status line would leave a blank band in the box. */}
+        <StatusLine ref={statusRef}>{status}</StatusLine>
       </div>
-      <StatusLine ref={statusRef}>{status}</StatusLine>
       <ModalDialog open={dialog !== null} title={dialog ? TITLES[dialog] : ""} onClose={close}>
         {dialog === "person" ? (
           <PersonForm

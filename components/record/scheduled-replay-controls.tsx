@@ -77,8 +77,9 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
         <Button size="sm" aria-haspopup="dialog" onClick={() => open("unschedule")}>
           Unschedule…
         </Button>
+        {/* In the row, not under it: an empty status line would leave a blank band in the box. */}
+        <StatusLine ref={statusRef}>{status}</StatusLine>
       </div>
-      <StatusLine ref={statusRef}>{status}</StatusLine>
       <ModalDialog open={dialog !== null} title={dialog ? TITLES[dialog] : ""} onClose={close}>
         {dialog === "reschedule" ? (
           <RescheduleForm

@@ -27,6 +27,8 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   decision_log_time_order: ["SELECT"],
   // 20261201080000: the overview's arrivals, kept by their triggers like the counts above.
   review_arrival_counts: ["SELECT"],
+  // 20261202070000: the same by day, written only by the arrivals' compaction.
+  review_arrival_day_counts: ["SELECT"],
   // 20261201050000: what `review-console archive` removed (written only by it, as the owner).
   decision_log_archives: ["SELECT"],
 };

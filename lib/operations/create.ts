@@ -17,6 +17,7 @@ import {
   MAX_SELECTION,
   type SelectionInput,
 } from "./schema";
+import { resolveSelection } from "./selection";
 import type { OperationAction } from "./types";
 
 /** The permission an operation's action needs, for creating it and for every control. */
@@ -24,13 +25,20 @@ export function operationPermission(action: OperationAction) {
   return action === "note" ? ("reviews.note" as const) : ("reviews.resolve" as const);
 }
 
-/** The condition on `review_records` that selects the records of a selection. */
+/** The condition on `review_records` that selects the records of a (resolved) selection. */
 export function selectionCondition(selection: SelectionInput): Prisma.Sql {
   switch (selection.type) {
     case "ids":
       return Prisma.sql`id = ANY(${selection.ids}::uuid[])`;
-    case "filter":
-      return reviewFilterSql(selection.filter);
+    case "filter": {
+      const { assignee, ...filter } = selection.filter;
+      const conditions = [reviewFilterSql(filter)];
+      // resolveSelection (./selection.ts) has replaced `me` by the creator's id before this.
+      if (assignee === "me") throw new Error("selectionCondition: resolve `assignee: me` first (resolveSelection)");
+      if (assignee === "none") conditions.push(Prisma.sql`assignee_id IS NULL`);
+      else if (assignee !== undefined) conditions.push(Prisma.sql`assignee_id = ${assignee}::uuid`);
+      return Prisma.join(conditions, " AND ");
+    }
     case "group": {
       const { kind, reason, errorClass } = selection.group;
       return Prisma.join(
@@ -131,15 +139,21 @@ export async function createOrHoldOperation(
 /** The whole creation in the caller's transaction (an approval runs it in its own). */
 export async function createOperationInTx(
   tx: Prisma.TransactionClient,
-  request: CreateOperationRequest,
+  asked: CreateOperationRequest,
   actor: Actor,
   options: CreateOptions = {},
 ): Promise<{ operationId: string } | { approval: ApprovalView }> {
   const grants = grantsOf(actor);
-  const permission = operationPermission(request.action);
+  const permission = operationPermission(asked.action);
   if (!canAnywhere(grants, permission)) {
-    throw forbidden("forbidden", `role ${actor.role} may not ${request.action} records`);
+    throw forbidden("forbidden", `role ${actor.role} may not ${asked.action} records`);
   }
+  // What is frozen, stored, held for approval and logged: `assignee: me` as the creator's id
+  // (an approved request runs as its requester, so `me` never becomes the approver).
+  const request = {
+    ...asked,
+    selection: resolveSelection(asked.selection, actor.kind === "user" ? { id: actor.id } : null),
+  };
   const scope = await recordScope(grants, "reviews.read");
   const autoPause =
     request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { reasonSchema, runAtSchema } from "@/lib/reviews/action-rules";
 import { isUuid } from "@/lib/domain/ids";
 import { messageShapeProblem } from "@review-console/contract";
-import { ACTIVE_STATUSES, listQuerySchema, requiredText } from "@/lib/reviews/schema";
+import { ACTIVE_STATUSES, listQuerySchema, requiredText, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_STATES, VERDICTS } from "./types";
 
 // Isomorphic: the bodies and queries of /api/v1/operations (docs/operations.md).
@@ -21,9 +21,19 @@ export const GROUP_STATUSES = ACTIVE_STATUSES;
 const uuid = z.string().refine(isUuid, "must be a record id");
 const groupText = requiredText(500);
 
-/** The list's filters, as the list's query strings; at least one. */
+/**
+ * The list's filters, as the list's query strings, and its `assignee` (ADR 0028); at least one.
+ * `assignee: "me"` is the person creating the operation: the operation keeps their id, so what
+ * it selected never depends on who reads it later (lib/operations/selection.ts).
+ */
 const filterSchema = listQuerySchema
   .omit({ cursor: true, limit: true })
+  .extend({
+    assignee: reviewListQuerySchema.shape.assignee.meta({
+      description:
+        "`me`: assigned to the person creating the operation (kept as their id); `none`: unassigned; or a person's id.",
+    }),
+  })
   .strict()
   .refine((f) => Object.values(f).some((v) => v !== undefined), "at least one filter is required");
 

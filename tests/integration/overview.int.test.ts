@@ -150,6 +150,79 @@ describe("arrivals", () => {
   });
 });
 
+describe("arrivals by day (review_arrival_day_counts, migration 20261202070000)", () => {
+  /** Per UTC day: the day rows plus the unfolded hourly rows, against all hourly rows. */
+  async function daysDisagreeing() {
+    return sql(`
+      WITH by_day AS (
+        SELECT day, category, reason, kind, sum(n) AS n FROM (
+          SELECT day, category, reason, kind, n FROM review_arrival_day_counts
+          UNION ALL
+          SELECT date_trunc('day', hour, 'UTC'), category, reason, kind, n FROM review_arrival_counts WHERE NOT folded
+        ) AS d GROUP BY 1, 2, 3, 4
+      ), by_hour AS (
+        SELECT date_trunc('day', hour, 'UTC') AS day, category, reason, kind, sum(n) AS n
+          FROM review_arrival_counts GROUP BY 1, 2, 3, 4
+      )
+      SELECT * FROM by_day FULL JOIN by_hour USING (day, category, reason, kind)
+       WHERE by_day.n IS DISTINCT FROM by_hour.n AND coalesce(by_day.n, 0) + coalesce(by_hour.n, 0) <> 0`);
+  }
+
+  it("stays exact across folds: folded days, hours not yet folded, and changes after a fold", async () => {
+    const tag = newTag();
+    const kind = `kind-${tag}`;
+    const ids = await report([0, 1, 2, 3].map((i) => reportFor(tag, kind, `day-${tag}`, i)));
+    const [{ folded }] = await sql(`SELECT review_arrival_counts_compact() AS folded`);
+    expect(folded).toBe(true);
+    // Folded into their day: nothing of this kind is left unfolded in the hourly table.
+    const [{ unfolded }] = await sql(
+      `SELECT count(*)::int AS unfolded FROM review_arrival_counts WHERE kind = $1 AND NOT folded`,
+      [kind],
+    );
+    expect(unfolded).toBe(0);
+    const [{ n: dayRows }] = await sql(`SELECT sum(n)::int AS n FROM review_arrival_day_counts WHERE kind = $1`, [
+      kind,
+    ]);
+    expect(dayRows).toBe(4);
+
+    // Changes after the fold are unfolded hourly deltas until the next one: moved 2 and 10 days back,
+    // one deleted. The day windows count them at once.
+    await sql(
+      `UPDATE review_records r SET first_seen_at = now() - v.back::interval
+         FROM unnest($1::uuid[], $2::text[]) AS v(id, back) WHERE r.id = v.id`,
+      [ids.slice(0, 2), ["2 days", "10 days"]],
+    );
+    for (const table of ["review_history", "review_revisions"]) {
+      await sql(`DELETE FROM ${table} WHERE review_id = $1`, [ids[3]]);
+    }
+    await sql(`DELETE FROM review_records WHERE id = $1`, [ids[3]]);
+    const check = async () => {
+      const rows = await sql(`SELECT first_seen_at FROM review_records WHERE kind = $1`, [kind]);
+      for (const [window, total] of [
+        ["7d", 2],
+        ["30d", 3],
+      ] as const) {
+        const body = await overviewOk(window);
+        const byKind = seriesOf(body.arrivals.byKind, kind);
+        expect(byKind?.total, window).toBe(total);
+        const from = new Date(body.from);
+        const times = rows.map((row) => row.first_seen_at as Date).filter((t) => t >= from);
+        expect(byKind?.counts, window).toEqual(expectedCounts(body.arrivals.buckets, times));
+        const [{ n }] = await sql(`SELECT count(*)::int AS n FROM review_records WHERE first_seen_at >= $1`, [from]);
+        expect(body.arrivals.total, window).toBe(n);
+      }
+    };
+    await check();
+    expect(await daysDisagreeing()).toEqual([]);
+    await sql(`SELECT review_arrival_counts_compact()`);
+    await check();
+    expect(await daysDisagreeing()).toEqual([]);
+    // Folded again: one folded row per day and group, none left unfolded.
+    const [{ open }] = await sql(`SELECT count(*)::int AS open FROM review_arrival_day_counts WHERE NOT folded`);
+    expect(open).toBe(0);
+  });
+});
+
 describe("open records and the oldest", () => {
   it("counts open records by category and names the oldest open one", async () => {
     const tag = newTag();

@@ -22,7 +22,9 @@ export default async function NewOperationPage({
     return Array.isArray(value) ? value[0] : value;
   });
   // The count before anything is created, with the freeze's condition and cap.
-  const count = params.selection ? await countSelection(params.selection, await recordScope(user.grants)) : null;
+  const count = params.selection
+    ? await countSelection(params.selection, { id: user.id }, await recordScope(user.grants))
+    : null;
   return (
     <div className={styles.page}>
       <Topline parent={{ href: "/operations", label: "Operations" }} current="New" />

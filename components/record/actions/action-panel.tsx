@@ -56,9 +56,10 @@ function notOffered(record: ReviewDetail, who: Authority): string | null {
     return `This record is ${record.status}: only notes can be added.`;
   }
   if (record.status === "replay-scheduled") {
+    // Run now, reschedule and unschedule are in the "Scheduled replay" box below; cancel is here.
     return permits(who, "reviews.resolve", record.domain)
-      ? "A replay is scheduled: its outcome will resolve or reopen the record. It can still be cancelled."
-      : "A replay is scheduled: its outcome will resolve or reopen the record.";
+      ? "A replay is scheduled: its outcome will resolve or reopen the record. Until a consumer claims it, run it now, reschedule or unschedule it below, or cancel the effect."
+      : "A replay is scheduled: its outcome will resolve or reopen the record. An owner can run it now, reschedule, unschedule or cancel it.";
   }
   if (record.status === "replaying") return "A replay is running: wait for its outcome.";
   if (record.category === "effect-result-unknown") {
