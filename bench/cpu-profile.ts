@@ -14,8 +14,16 @@ interface ProfileNode {
 
 interface CpuProfile {
   nodes: ProfileNode[];
+  /** Microseconds of the monotonic clock (CLOCK_MONOTONIC on Linux, as process.hrtime). */
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+/** A stretch of the monotonic clock, in microseconds (process.hrtime.bigint() / 1000n). */
+export interface ProfileWindow {
+  fromUs: number;
+  toUs: number;
 }
 
 /** `node_modules/<package>` (scoped too), or the file's path below the project, or V8's own label. */
@@ -33,12 +41,25 @@ function owner(url: string, functionName: string): string {
   return path.basename(clean);
 }
 
-export function summarizeCpuProfile(file: string, options: { requests?: number; top?: number } = {}): string {
+/**
+ * `windows`: only the samples taken within them (the measured modes of a bench, without the
+ * process's start-up and warm-up); all samples when absent.
+ */
+export function summarizeCpuProfile(
+  file: string,
+  options: { requests?: number; top?: number; windows?: ProfileWindow[] } = {},
+): string {
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the time since the previous sample: the time sample i stands for.
-  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  let at = profile.startTime;
+  const counted = (us: number) => !options.windows || options.windows.some((w) => us >= w.fromUs && us <= w.toUs);
+  profile.samples.forEach((id, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (counted(at)) selfUs.set(id, (selfUs.get(id) ?? 0) + delta);
+  });
 
   const byFunction = new Map<string, number>();
   const byOwner = new Map<string, number>();

@@ -3,8 +3,8 @@ import pg from "pg";
 import { POST as postBatch } from "@/app/api/v1/reviews/batch/route";
 import { POST as postOne } from "@/app/api/v1/reviews/route";
 import { createApiToken } from "@/lib/auth/tokens";
-import { db } from "@/lib/db/client";
-import { Prisma } from "@/lib/generated/prisma/client";
+import { dbPool } from "@/lib/db/client";
+import { INTAKE_STATEMENT_NAME } from "@/lib/reviews/intake-statement";
 import { MAX_BATCH } from "@/lib/reviews/schema";
 import { ms, runConcurrently, summarize, table, withBenchDatabase } from "./support";
 
@@ -17,7 +17,7 @@ import { ms, runConcurrently, summarize, table, withBenchDatabase } from "./supp
  *   without log  the same requests through the same handler, but the intake statement is sent
  *                with its `logged AS (...)` CTE cut out, so it writes the same records and
  *                history and no log entries. The cut is made here, on the statement intake passes
- *                to db().$queryRaw (see withoutDecisionLog), so nothing else differs.
+ *                to the pool (see withoutDecisionLog), so nothing else differs.
  *
  * The log's cost is mostly serialisation: every append takes the chain head's row lock until its
  * transaction commits, so concurrent batches queue for it.
@@ -55,24 +55,31 @@ let mode: Mode = "with log";
 let rewritten = 0;
 
 /**
- * Routes the intake statement through withoutDecisionLog while mode is "without log". Only the
- * one-round path of intake (distinct messages, as here) uses db() directly; the counter and the
- * log row counts below prove the baseline really ran without the log.
+ * Routes the intake statement through withoutDecisionLog while mode is "without log". Intake
+ * sends it on the console's pool as a named prepared statement (lib/reviews/intake-statement.ts);
+ * the rewritten text goes under a name of its own. The counter and the log row counts below
+ * prove the baseline really ran without the log.
  */
 function interceptIntakeStatement(): void {
-  const client = db();
-  const original = client.$queryRaw.bind(client);
-  const patched = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
-    const statement = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
-    if (mode === "without log" && statement.text.includes("INSERT INTO decision_log")) {
-      rewritten++;
-      const baseline = withoutDecisionLog(statement.text);
-      // The bench alone sends a statement text it rewrote; the console never does (ADR 0012).
-      return client.$queryRawUnsafe(baseline.sql, ...statement.values.slice(0, baseline.parameters));
+  const pool = dbPool();
+  const original = pool.query.bind(pool) as (...args: unknown[]) => Promise<pg.QueryResult>;
+  const patched = (config: unknown, ...rest: unknown[]) => {
+    if (mode === "without log" && typeof config === "object" && config !== null) {
+      const query = config as pg.QueryConfig;
+      if (query.name === INTAKE_STATEMENT_NAME) {
+        rewritten++;
+        const baseline = withoutDecisionLog(query.text);
+        // The bench alone sends a statement text it rewrote; the console never does (ADR 0012).
+        return original({
+          name: `${query.name}:without-log`,
+          text: baseline.sql,
+          values: query.values!.slice(0, baseline.parameters),
+        });
+      }
     }
-    return original(statement);
+    return original(config, ...rest);
   };
-  client.$queryRaw = patched as typeof client.$queryRaw;
+  pool.query = patched as typeof pool.query;
 }
 
 /** A realistic report: the three categories in turn, keys that name the business object. */

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PrismaPg } from "@prisma/adapter-pg";
+import pg from "pg";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 
@@ -8,6 +9,7 @@ import { log } from "@/lib/log";
 // Next may load this module twice, and both copies must see the same client and hooks.
 const globalForDb = globalThis as unknown as {
   reviewConsoleDb?: PrismaClient;
+  reviewConsolePool?: pg.Pool;
   reviewConsoleCommitHooks?: AsyncLocalStorage<(() => void)[]>;
 };
 
@@ -20,10 +22,23 @@ export function db(): PrismaClient {
   if (!globalForDb.reviewConsoleDb) {
     const connectionString = process.env.DATABASE_URL;
     if (!connectionString) throw new Error("DATABASE_URL is not set");
-    const adapter = new PrismaPg({ connectionString, max: Number(process.env.DB_POOL_SIZE ?? 10) });
+    // One pool for the process: Prisma's adapter runs on it, and so does the intake statement,
+    // which intake sends with node-postgres itself (lib/reviews/intake-statement.ts).
+    const pool = new pg.Pool({ connectionString, max: Number(process.env.DB_POOL_SIZE ?? 10) });
+    // An idle connection that fails (the server restarted) is dropped by the pool; unlistened,
+    // the event would end the process.
+    pool.on("error", (err) => log.warn({ err }, "an idle database connection failed"));
+    const adapter = new PrismaPg(pool);
+    globalForDb.reviewConsolePool = pool;
     globalForDb.reviewConsoleDb = withCommitHooks(new PrismaClient({ adapter }));
   }
   return globalForDb.reviewConsoleDb;
+}
+
+/** The pool db() runs on, for the statements sent with node-postgres directly (intake). */
+export function dbPool(): pg.Pool {
+  db();
+  return globalForDb.reviewConsolePool!;
 }
 
 /**
@@ -70,6 +85,10 @@ export function afterCommit(client: unknown, hook: () => void): void {
 
 export async function closeDb(): Promise<void> {
   const client = globalForDb.reviewConsoleDb;
+  const pool = globalForDb.reviewConsolePool;
   globalForDb.reviewConsoleDb = undefined;
+  globalForDb.reviewConsolePool = undefined;
   await client?.$disconnect();
+  // Not Prisma's to end (an external pool): it may have run queries Prisma never saw.
+  await pool?.end();
 }

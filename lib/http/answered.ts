@@ -2,7 +2,7 @@ import { observeHttpRequest } from "@/lib/metrics/http";
 import { checkDocumentedStatus } from "@/lib/openapi/documented-status";
 
 /** What every answer of apiRoute passes through: the duration histogram and the OpenAPI check. */
-export function answered(route: string, started: number, response: Response): Response {
+export function answered<A extends { status: number }>(route: string, started: number, response: A): A {
   const space = route.indexOf(" ");
   observeHttpRequest({
     route: route.slice(space + 1),

@@ -38,6 +38,38 @@ export function routePattern(request: Request): string {
 }
 
 /**
+ * A JSON answer that is not yet a web Response. The intake handlers give these: the intake fast
+ * path (lib/net/intake-fast-path.ts) writes one to the socket as it is, where building a
+ * Response and reading its body stream back cost more than the rest of the answer
+ * (docs/decisions/0035-intake-cost.md); for Next, apiRoute makes it the Response.json it equals.
+ */
+export interface JsonAnswer {
+  readonly kind: "json-answer";
+  readonly status: number;
+  readonly body: unknown;
+}
+
+export function jsonAnswer(body: unknown, status = 200): JsonAnswer {
+  return { kind: "json-answer", status, body };
+}
+
+export type Answer = Response | JsonAnswer;
+
+/** Recognised by shape: Next's bundle and the console server's carry a module copy each. */
+export function isJsonAnswer(answer: Answer): answer is JsonAnswer {
+  return (answer as Partial<JsonAnswer>).kind === "json-answer" && !(answer instanceof Response);
+}
+
+export function toResponse(answer: Answer): Response {
+  return isJsonAnswer(answer) ? Response.json(answer.body, { status: answer.status }) : answer;
+}
+
+/** A route handler as Next calls it, and `answer`, the same without the Response at the end. */
+export type ApiHandler<P> = ((request: Request, context?: { params?: Promise<P> }) => Promise<Response>) & {
+  answer: (request: Request, context?: { params?: Promise<P> }) => Promise<Answer>;
+};
+
+/**
  * Every API handler has the same shape: authenticate, authorize, then run. Expected refusals
  * are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
  * authorization, here and nowhere else); a database that does not answer is a 503 with
@@ -47,9 +79,9 @@ export function routePattern(request: Request): string {
  */
 export function apiRoute<P = Record<string, never>>(
   permission: Permission,
-  handler: (context: RouteContext<P>) => Promise<Response>,
-) {
-  return async (request: Request, context?: { params?: Promise<P> }): Promise<Response> => {
+  handler: (context: RouteContext<P>) => Promise<Answer>,
+): ApiHandler<P> {
+  const answer = async (request: Request, context?: { params?: Promise<P> }): Promise<Answer> => {
     const started = performance.now();
     let actor: Actor | undefined;
     const route = routePattern(request);
@@ -77,6 +109,9 @@ export function apiRoute<P = Record<string, never>>(
       }
     }
   };
+  const respond = async (request: Request, context?: { params?: Promise<P> }) =>
+    toResponse(await answer(request, context));
+  return Object.assign(respond, { answer });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { consoleIsHttps } from "@/lib/http/https";
+import { type Answer, type ApiHandler, isJsonAnswer } from "@/lib/http/route";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
 import { log } from "@/lib/log";
 import { processMetrics } from "@/lib/metrics/process";
@@ -14,7 +15,7 @@ import { reportReview, reportReviewBatch } from "@/lib/reviews/intake-routes";
 // request before the handler starts, more than the handler and the database together.
 // Everything else (cookie requests, other paths and methods, a switched-off fast path) goes to Next.
 
-type Handler = (request: Request) => Promise<Response>;
+type Handler = ApiHandler<Record<string, never>>;
 
 /** A request the fast path takes: its route (the path, as the HTTP metrics name it) and handler. */
 export interface FastRoute {
@@ -56,9 +57,12 @@ export interface FastPathAddress {
 }
 
 /**
- * The web Request Next's route handler would get: the URL built from the listening address as
- * Next builds it, the headers with the `x-forwarded-*` Next adds when a client sent none, and the
- * body streamed (readJsonBody counts it, so a body past the limit is never held whole).
+ * What apiRoute and the intake handlers read of a request, and nothing else: the method, the URL
+ * Next would build, the headers with the `x-forwarded-*` Next adds when a client sent none, and a
+ * reader of the body (readJsonBody counts it, so a body past the limit is never held whole). A
+ * web Request with a ReadableStream body cost more than the handler's own work, so this is a plain
+ * object (docs/decisions/0035-intake-cost.md); outside production, reading anything else of it
+ * throws, so a handler that starts to need more fails its tests instead of misreading a request.
  */
 export function webRequest(req: IncomingMessage, address: FastPathAddress): Request {
   const headers = new Headers();
@@ -75,46 +79,93 @@ export function webRequest(req: IncomingMessage, address: FastPathAddress): Requ
     headers.set("x-forwarded-for", req.socket.remoteAddress);
   const protocol = typeof forwardedProto === "string" && forwardedProto.includes("https") ? "https" : "http";
   const host = address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname;
-  return new Request(`${protocol}://${host}:${address.port}${req.url}`, {
+  const request = {
     method: "POST",
+    url: `${protocol}://${host}:${address.port}${req.url}`,
     headers,
-    body: bodyStream(req),
-    duplex: "half",
-  } as RequestInit);
+    body: bodyOf(req),
+  };
+  return (process.env.NODE_ENV === "production" ? request : strict(request)) as unknown as Request;
+}
+
+/** `request`, refusing to be read beyond what it has (anything but its own members and then()). */
+function strict<T extends object>(request: T): T {
+  return new Proxy(request, {
+    get(target, property, receiver) {
+      // `then` is looked up by await on any value; `toJSON` and inspection by loggers.
+      if (property in target || property === "then" || typeof property === "symbol" || property === "toJSON")
+        return Reflect.get(target, property, receiver) as unknown;
+      throw new Error(`the intake fast path's request has no ${String(property)} (lib/net/intake-fast-path.ts)`);
+    },
+  });
+}
+
+/** The part of a ReadableStream readJsonBody uses: one reader, read() and cancel(). */
+interface BodyReader {
+  read(): Promise<{ done: true; value?: undefined } | { done: false; value: Uint8Array }>;
+  cancel(): Promise<void>;
 }
 
 /**
- * The request body as a web stream that reads only as fast as it is consumed, and not at all
- * until it is (a refusal before the body, such as a declared length past the limit, leaves it to
- * Node, which discards it once the answer is out). Cancelled (a body past the limit while it
- * streams), it passes nothing more on and lets the rest drain, so the connection stays usable.
+ * The request body as readJsonBody reads a web stream's: chunk by chunk, only as fast as it is
+ * read, and not at all until it is (a refusal before the body, such as a declared length past the
+ * limit, leaves it to Node, which discards it once the answer is out). Cancelled (a body past the
+ * limit while it streams), it passes nothing more on and lets the rest drain, so the connection
+ * stays usable.
  */
-function bodyStream(req: IncomingMessage): ReadableStream<Uint8Array> {
-  let listening = false;
-  let cancelled = false;
-  return new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (!listening) {
-        listening = true;
-        req.on("data", (chunk: Buffer) => {
-          if (cancelled) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if ((controller.desiredSize ?? 1) <= 0) req.pause();
-        });
-        req.once("end", () => {
-          if (!cancelled) controller.close();
-        });
-        req.once("error", (error) => {
-          if (!cancelled) controller.error(error);
-        });
-      }
-      req.resume();
+function bodyOf(req: IncomingMessage): { getReader(): BodyReader } {
+  return {
+    getReader() {
+      const chunks: Buffer[] = [];
+      let ended = false;
+      let failed: { error: unknown } | undefined;
+      let cancelled = false;
+      let wake: (() => void) | undefined;
+      req.on("data", (chunk: Buffer) => {
+        if (cancelled) return;
+        chunks.push(chunk);
+        req.pause();
+        wake?.();
+      });
+      req.once("end", () => {
+        ended = true;
+        wake?.();
+      });
+      req.once("error", (error) => {
+        failed = { error };
+        wake?.();
+      });
+      return {
+        async read() {
+          for (;;) {
+            const chunk = chunks.shift();
+            if (chunk) return { done: false, value: new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength) };
+            if (failed) throw failed.error;
+            if (ended) return { done: true };
+            req.resume();
+            await new Promise<void>((resolve) => (wake = resolve));
+            wake = undefined;
+          }
+        },
+        async cancel() {
+          cancelled = true;
+          chunks.length = 0;
+          req.resume();
+        },
+      };
     },
-    cancel() {
-      cancelled = true;
-      req.resume();
-    },
-  });
+  };
+}
+
+/** The answer's status, headers and body bytes: a JsonAnswer serialised as Response.json would. */
+async function written(answer: Answer): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  if (isJsonAnswer(answer)) {
+    const body = Buffer.from(JSON.stringify(answer.body));
+    return { status: answer.status, headers: { "content-type": "application/json" }, body };
+  }
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => (headers[name] = value));
+  return { status: answer.status, headers, body: Buffer.from(await answer.arrayBuffer()) };
 }
 
 /**
@@ -129,17 +180,16 @@ export async function serveFastPath(
   address: FastPathAddress,
 ): Promise<void> {
   const request = webRequest(req, address);
-  let response: Response;
+  let answer: Answer;
   try {
-    response = await route.handler(request);
+    answer = await route.handler.answer(request);
   } catch (err) {
     log.error({ err, method: req.method, url: req.url }, "request failed");
-    response = new Response(null, { status: 500 });
+    answer = new Response(null, { status: 500 });
   }
-  const body = Buffer.from(await response.arrayBuffer());
+  const response = await written(answer);
   const https = consoleIsHttps(request.headers, request.url);
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => (headers[name] = value));
+  const headers = response.headers;
   headers["content-security-policy"] = API_POLICY;
   Object.assign(headers, baseSecurityHeaders({ https }));
   processMetrics().fastPath.inc({ route: route.path });
@@ -151,5 +201,5 @@ export async function serveFastPath(
     req.resume();
   }
   res.writeHead(response.status, headers);
-  res.end(body);
+  res.end(response.body);
 }

@@ -1,9 +1,9 @@
-import { arrayElements, objectMembers, sliceSpan } from "@review-console/contract";
 import { validationError } from "@/lib/http/errors";
 import { reportDomainRefusal } from "@/lib/domains/report-scope";
 import { recordForbidden, refusalBody, refusalStatus, refusedRequest } from "@/lib/http/refusal-response";
-import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { apiRoute, jsonAnswer, parseJsonBody } from "@/lib/http/route";
 import { intakeReport, intakeReports, type Report } from "@/lib/reviews/intake";
+import { rawMessageOf, rawMessagesOfRecords } from "@/lib/reviews/raw-messages";
 import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 
 // The two intake handlers, framework-free (a web Request in, a Response out): Next's routes
@@ -15,16 +15,13 @@ import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 /** POST /api/v1/reviews: one report; 201 when it made a record, 200 when it joined one. */
 export const reportReview = apiRoute("reviews.report", async ({ request, actor }) => {
   const { data, text } = await parseJsonBody(request, reportSchema, { asReceived: true });
-  const rawMessage = sliceSpan(text, objectMembers(text, 0).get("message"));
+  const rawMessage = rawMessageOf(text);
   // A scoped token reports only its domain's kinds (ADR 0029).
   const outside = await reportDomainRefusal(actor, data.message);
   if (outside) throw outside;
   // Joined with concurrent reports of the same actor into one statement (lib/reviews/intake-coalescer.ts).
   const result = await intakeReport({ input: data, rawMessage }, actor);
-  return Response.json(
-    { id: result.id, status: result.status, attempts: result.attempts },
-    { status: result.created ? 201 : 200 },
-  );
+  return jsonAnswer({ id: result.id, status: result.status, attempts: result.attempts }, result.created ? 201 : 200);
 });
 
 /**
@@ -34,15 +31,12 @@ export const reportReview = apiRoute("reviews.report", async ({ request, actor }
  */
 export const reportReviewBatch = apiRoute("reviews.report", async ({ request, actor, route }) => {
   const { data, text } = await parseJsonBody(request, batchSchema, { asReceived: true });
-  const recordsSpan = objectMembers(text, 0).get("records");
-  const elements = recordsSpan ? arrayElements(text, recordsSpan[0]) : [];
+  const rawMessages = rawMessagesOfRecords(text);
   const parsedItems: { index: number; report: Report }[] = [];
   const results: unknown[] = data.records.map((raw, index) => {
     const parsed = reportSchema.safeParse(raw);
     if (parsed.success) {
-      const element = elements[index];
-      const rawMessage = element ? sliceSpan(text, objectMembers(text, element[0]).get("message")) : undefined;
-      parsedItems.push({ index, report: { input: parsed.data, rawMessage } });
+      parsedItems.push({ index, report: { input: parsed.data, rawMessage: rawMessages[index] } });
       return null;
     }
     const refusal = validationError(parsed.error, `records.${index}`);
@@ -76,5 +70,5 @@ export const reportReviewBatch = apiRoute("reviews.report", async ({ request, ac
       attempts: result.attempts,
     };
   });
-  return Response.json({ results, recorded: recorded.length, rejected: data.records.length - recorded.length });
+  return jsonAnswer({ results, recorded: recorded.length, rejected: data.records.length - recorded.length });
 });

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
 import { readEnvelopeKeys } from "@review-console/contract";
-import { db } from "@/lib/db/client";
-import type { Prisma } from "@/lib/generated/prisma/client";
+import type pg from "pg";
+import { db, dbPool } from "@/lib/db/client";
+import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { Actor } from "@/lib/auth/actor";
 import { countDecisions } from "@/lib/metrics/decisions";
 import { IntakeCoalescer } from "./intake-coalescer";
+import { type IntakeRow, type IntakeRowInput, intakeRoundQuery, runIntakeRound } from "./intake-statement";
 import type { ReportInput, ReviewStatus } from "./schema";
 
 export interface IntakeResult {
@@ -53,86 +55,57 @@ function prepare({ input, rawMessage }: Report): PreparedReport {
   return { input, messageText: rawMessage ?? canonical, keys, messageKey: messageKeyOf(canonical, keys.id) };
 }
 
-interface IntakeRow {
-  /** The report's position in its round: joined in SQL, so text the database normalises cannot mismatch. */
-  ord: number;
-  id: string;
-  status: ReviewStatus;
-  attempts: number;
-  created: boolean;
+/**
+ * Text as PostgreSQL stores it: an unpaired UTF-16 surrogate (which has no UTF-8 form) becomes
+ * U+FFFD, as node-postgres' UTF-8 encoding of a text parameter always made it. In the JSON
+ * parameter it would be a `\ud800` escape, which PostgreSQL refuses.
+ */
+function storable<T extends string | null | undefined>(text: T): T {
+  return (typeof text === "string" && !text.isWellFormed() ? text.toWellFormed() : text) as T;
 }
 
-type Tx = Pick<Prisma.TransactionClient, "$queryRaw">;
+/** The statement's input row of a report: the columns it writes, with its position `ord`. */
+function inputRow(report: PreparedReport, ord: number): IntakeRowInput {
+  const { input, keys } = report;
+  const source = input.source && {
+    transport: storable(input.source.transport),
+    queue: storable(input.source.queue),
+    consumer: storable(input.source.consumer),
+    transportId: storable(input.source.transportId),
+  };
+  return {
+    ord,
+    category: input.category,
+    reason: storable(input.reason),
+    required_check: storable(input.requiredCheck),
+    attempts: input.attempts,
+    last_error: storable(input.lastError),
+    message: report.messageText,
+    message_key: storable(report.messageKey),
+    message_id: storable(indexable(keys.id)),
+    kind: storable(indexable(keys.kind)),
+    effect_key: storable(indexable(keys.effectKey)),
+    sequence_key: storable(indexable(keys.sequenceKey)),
+    sequence: keys.sequence,
+    payload_schema: storable(indexable(keys.schema)),
+    source,
+  };
+}
 
-/**
- * One statement per round: upsert the records on the active-message index, add a history entry
- * each, and append each to the decision log, all in the statement's one transaction. The log
- * insert runs last in it, so the chain's lock is held only until the commit right after. The
- * reports travel as one typed array per column (unnest), so a round of 500 is still 17 parameters.
- */
-async function intakeRound(tx: Tx, reports: PreparedReport[], actor: Actor): Promise<Map<number, IntakeRow>> {
-  const col = <T>(f: (r: PreparedReport, i: number) => T) => reports.map(f);
-  const rows = await tx.$queryRaw<IntakeRow[]>`
-WITH input AS (
-  SELECT * FROM unnest(
-    ${col((_, i) => i)}::int[],
-    ${col((r) => r.input.category)}::"ReviewCategory"[],
-    ${col((r) => r.input.reason)}::text[],
-    ${col((r) => r.input.requiredCheck)}::text[],
-    ${col((r) => r.input.attempts)}::int[],
-    ${col((r) => r.input.lastError ?? null)}::text[],
-    ${col((r) => r.messageText)}::text[],
-    ${col((r) => r.messageKey)}::text[],
-    ${col((r) => indexable(r.keys.id))}::text[],
-    ${col((r) => indexable(r.keys.kind))}::text[],
-    ${col((r) => indexable(r.keys.effectKey))}::text[],
-    ${col((r) => indexable(r.keys.sequenceKey))}::text[],
-    ${col((r) => (r.keys.sequence === null ? null : String(r.keys.sequence)))}::bigint[],
-    ${col((r) => indexable(r.keys.schema))}::text[],
-    ${col((r) => (r.input.source ? JSON.stringify(r.input.source) : null))}::text[]
-  ) AS t(ord, category, reason, required_check, attempts, last_error, message, message_key,
-         message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
-), up AS (
-  INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, message,
-      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
-  SELECT category, reason, required_check, attempts, last_error, message::json,
-      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source::jsonb
-    FROM input ORDER BY ord
-  ON CONFLICT (message_key) WHERE status IN ('open', 'replay-scheduled', 'replaying')
-  DO UPDATE SET
-      -- Every report is at least one more failed attempt, even when the consumer's own
-      -- counter restarted (a new worker, a redelivery after a crash).
-      attempts = GREATEST(r.attempts + 1, EXCLUDED.attempts),
-      report_count = r.report_count + 1,
-      category = EXCLUDED.category,
-      reason = EXCLUDED.reason,
-      required_check = EXCLUDED.required_check,
-      last_error = COALESCE(EXCLUDED.last_error, r.last_error),
-      source = COALESCE(EXCLUDED.source, r.source),
-      last_seen_at = now(),
-      updated_at = now(),
-      version = r.version + 1
-  RETURNING r.id, r.message_key, r.status::text AS status, r.attempts, r.effect_key, (r.xmax = 0) AS created
-), history AS (
-  INSERT INTO review_history (review_id, actor, action, to_status, reason, details)
-  SELECT up.id, ${actor.label}, CASE WHEN up.created THEN 'reported' ELSE 'reported-again' END,
-         up.status::"ReviewStatus", i.reason,
-         jsonb_build_object('category', i.category, 'attempts', up.attempts, 'reportedAttempts', i.attempts,
-                            'lastError', i.last_error, 'source', i.source::jsonb)
-    FROM up JOIN input i USING (message_key)
-), logged AS (
-  INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
-  SELECT ${actor.label}, ${actor.role}, CASE WHEN up.created THEN 'review.reported' ELSE 'review.reported-again' END,
-         up.id, up.effect_key, i.reason,
-         jsonb_build_object('category', i.category, 'attempts', up.attempts, 'messageId', i.message_id,
-                            'kind', i.kind, 'source', i.source::jsonb)
-    FROM up JOIN input i USING (message_key) ORDER BY i.ord
-)
-SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created FROM up JOIN input i USING (message_key)`;
-  // One log entry per row, as the `logged` CTE wrote them.
-  const created = rows.filter((row) => row.created).length;
-  countDecisions(tx, "review.reported", created);
-  countDecisions(tx, "review.reported-again", rows.length - created);
+type Queryable = Parameters<typeof runIntakeRound>[0];
+
+/** The statement of one round of `reports` (distinct messages), for the benchmarks. */
+export function intakeRoundQueryOf(reports: Report[], actor: Actor): pg.QueryConfig<unknown[]> {
+  return intakeRoundQuery(reports.map(prepare).map(inputRow), actor);
+}
+
+/** One round (lib/reviews/intake-statement.ts): each report's row, by its position in the round. */
+async function intakeRound(
+  client: Queryable,
+  reports: PreparedReport[],
+  actor: Actor,
+): Promise<Map<number, IntakeRow>> {
+  const rows = await runIntakeRound(client, reports.map(inputRow), actor);
   return new Map(rows.map((row) => [row.ord, row]));
 }
 
@@ -162,10 +135,10 @@ function rounds(prepared: PreparedReport[]): { report: PreparedReport; index: nu
 export async function intakeReports(inputs: Report[], actor: Actor): Promise<IntakeResult[]> {
   const plan = rounds(inputs.map(prepare));
   const results: IntakeResult[] = new Array(inputs.length);
-  const run = async (tx: Tx) => {
+  const run = async (client: Queryable) => {
     for (const round of plan) {
       const rows = await intakeRound(
-        tx,
+        client,
         round.map((item) => item.report),
         actor,
       );
@@ -177,9 +150,35 @@ export async function intakeReports(inputs: Report[], actor: Actor): Promise<Int
     }
   };
   // The common case, one round, is a single statement and so already atomic.
-  if (plan.length === 1) await run(db());
-  else await db().$transaction((tx) => run(tx));
+  if (plan.length === 1) await run(dbPool());
+  else await inTransaction(run);
+  // One log entry per report, as the statements' `logged` CTE wrote them; committed by now.
+  const created = results.filter((result) => result.created).length;
+  countDecisions(db(), "review.reported", created);
+  countDecisions(db(), "review.reported-again", results.length - created);
   return results;
+}
+
+/** `body` on one connection between BEGIN and COMMIT; ROLLBACK when it throws. */
+async function inTransaction(body: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await dbPool().connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    try {
+      await body(client);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch((failure: Error) => (broken = failure));
+      throw error;
+    }
+  } catch (error) {
+    broken ??= isDatabaseUnavailable(error) ? (error as Error) : undefined;
+    throw error;
+  } finally {
+    // A connection that failed under us is discarded, not handed to the next caller.
+    client.release(broken);
+  }
 }
 
 // On globalThis: Next may load this module twice, and both copies must join the same queue.

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { REVIEW_CATEGORIES, messageShapeProblem } from "@review-console/contract";
+import { MAX_MESSAGE_DEPTH, REVIEW_CATEGORIES, messageShapeProblem } from "@review-console/contract";
 
 // Isomorphic: shared by the API handlers and, later, the console's forms. No database here.
 
@@ -25,6 +25,28 @@ export const sourceSchema = z.object({
   transportId: plain(500).optional(),
 });
 
+/**
+ * Whether messageShapeProblem could find anything in `value`: the same rules (depth, unpaired
+ * surrogates in strings and keys), answered without building the path of every value it passes.
+ * Intake checks every message, and the full walk was most of a report's validation time
+ * (docs/decisions/0035-intake-cost.md); the full one still words the answer when this says yes.
+ */
+export function mayHaveShapeProblem(value: unknown, depth = 0): boolean {
+  if (typeof value === "string") return !value.isWellFormed();
+  if (typeof value !== "object" || value === null) return false;
+  // Never deeper than this: a hostile nesting costs the full walk's loop, not this recursion.
+  if (depth >= MAX_MESSAGE_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (mayHaveShapeProblem(item, depth + 1)) return true;
+    return false;
+  }
+  for (const key of Object.keys(value)) {
+    if (!key.isWellFormed()) return true;
+    if (mayHaveShapeProblem((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
 export const reportSchema = z
   .object({
     category: z.enum(REVIEW_CATEGORIES),
@@ -42,7 +64,7 @@ export const reportSchema = z
           ctx.addIssue({ code: "custom", message: "is required" });
           return;
         }
-        const problem = messageShapeProblem(message);
+        const problem = mayHaveShapeProblem(message) ? messageShapeProblem(message) : null;
         if (problem) ctx.addIssue({ code: "custom", message: problem });
       })
       .meta({ description: "The envelope exactly as the consumer received it, valid or not (any JSON)." }),

@@ -1,0 +1,109 @@
+import type pg from "pg";
+import type { Actor } from "@/lib/auth/actor";
+import type { ReviewStatus } from "./schema";
+
+// The intake statement (docs/decisions/0035-intake-cost.md). One statement per round of reports:
+// upsert the records on the active-message index, add a history entry each, and append each to
+// the decision log, all in the statement's one transaction. The log insert runs last in it, so
+// the chain's lock is held only until the commit right after.
+//
+// Sent with node-postgres on the console's one pool (lib/db/client.ts), not through Prisma, as a
+// named prepared statement: parsed and planned once per connection instead of once per round,
+// and the reports travel as one JSON parameter (JSON.stringify is native; an array literal per
+// column, escaped element by element, cost more than the rest of a batch's preparation). The
+// text is constant, so every value is a bind parameter as ADR 0012 asks of every statement.
+
+/** A report as the statement takes it: the JSON object of one `input` row. */
+export interface IntakeRowInput {
+  ord: number;
+  category: string;
+  reason: string;
+  required_check: string;
+  attempts: number;
+  last_error?: string;
+  /** The message's JSON text, cast to json by the statement (so stored byte for byte). */
+  message: string;
+  message_key: string;
+  message_id: string | null;
+  kind: string | null;
+  effect_key: string | null;
+  sequence_key: string | null;
+  sequence: number | null;
+  payload_schema: string | null;
+  source?: unknown;
+}
+
+export interface IntakeRow {
+  /** The report's position in its round: joined in SQL, so text the database normalises cannot mismatch. */
+  ord: number;
+  id: string;
+  status: ReviewStatus;
+  attempts: number;
+  created: boolean;
+}
+
+/** Bump the version when the text changes: a connection keeps a name's first text. */
+export const INTAKE_STATEMENT_NAME = "review-console:intake-round:v2";
+
+export const INTAKE_ROUND_SQL = `
+WITH input AS (
+  SELECT * FROM json_to_recordset($1::json) AS t(
+    ord int, category "ReviewCategory", reason text, required_check text, attempts int, last_error text,
+    message text, message_key text, message_id text, kind text, effect_key text, sequence_key text,
+    sequence bigint, payload_schema text, source jsonb)
+), up AS (
+  INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, message,
+      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
+  SELECT category, reason, required_check, attempts, last_error, message::json,
+      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source
+    FROM input ORDER BY ord
+  ON CONFLICT (message_key) WHERE status IN ('open', 'replay-scheduled', 'replaying')
+  DO UPDATE SET
+      -- Every report is at least one more failed attempt, even when the consumer's own
+      -- counter restarted (a new worker, a redelivery after a crash).
+      attempts = GREATEST(r.attempts + 1, EXCLUDED.attempts),
+      report_count = r.report_count + 1,
+      category = EXCLUDED.category,
+      reason = EXCLUDED.reason,
+      required_check = EXCLUDED.required_check,
+      last_error = COALESCE(EXCLUDED.last_error, r.last_error),
+      source = COALESCE(EXCLUDED.source, r.source),
+      last_seen_at = now(),
+      updated_at = now(),
+      version = r.version + 1
+  RETURNING r.id, r.message_key, r.status::text AS status, r.attempts, r.effect_key, (r.xmax = 0) AS created
+), history AS (
+  INSERT INTO review_history (review_id, actor, action, to_status, reason, details)
+  SELECT up.id, $2::text, CASE WHEN up.created THEN 'reported' ELSE 'reported-again' END,
+         up.status::"ReviewStatus", i.reason,
+         jsonb_build_object('category', i.category, 'attempts', up.attempts, 'reportedAttempts', i.attempts,
+                            'lastError', i.last_error, 'source', i.source)
+    FROM up JOIN input i USING (message_key)
+), logged AS (
+  INSERT INTO decision_log (actor, actor_role, action, review_id, effect_key, reason, details)
+  SELECT $2::text, $3::text, CASE WHEN up.created THEN 'review.reported' ELSE 'review.reported-again' END,
+         up.id, up.effect_key, i.reason,
+         jsonb_build_object('category', i.category, 'attempts', up.attempts, 'messageId', i.message_id,
+                            'kind', i.kind, 'source', i.source)
+    FROM up JOIN input i USING (message_key) ORDER BY i.ord
+)
+SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created FROM up JOIN input i USING (message_key)`;
+
+/** The statement for `rows` as `actor`, as node-postgres takes it. */
+export function intakeRoundQuery(rows: IntakeRowInput[], actor: Actor): pg.QueryConfig<unknown[]> {
+  return {
+    name: INTAKE_STATEMENT_NAME,
+    text: INTAKE_ROUND_SQL,
+    values: [JSON.stringify(rows), actor.label, actor.role],
+  };
+}
+
+/** Sends one round on `client` (the pool: its own transaction; a checked-out client: the caller's). */
+export async function runIntakeRound(
+  client: Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">,
+  rows: IntakeRowInput[],
+  actor: Actor,
+): Promise<IntakeRow[]> {
+  const result = await client.query<IntakeRow>(intakeRoundQuery(rows, actor));
+  return result.rows;
+}
