@@ -1,8 +1,9 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { isUuid } from "@/lib/domain/ids";
+import { domainsWhere } from "@/lib/domains/access";
 import { createOperationInTx } from "@/lib/operations/create";
 import type { CreateOperationRequest } from "@/lib/operations/schema";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
@@ -186,11 +187,16 @@ export async function listApprovals(
   await db().$transaction((tx) => expireOverdue(tx, query.reviewId ? { reviewId: query.reviewId } : {}));
   const status = query.status ?? "pending";
   const rows = await db().approvalRequest.findMany({
-    where: { ...(status === "all" ? {} : { status }), ...(query.reviewId ? { reviewId: query.reviewId } : {}) },
+    where: {
+      ...(status === "all" ? {} : { status }),
+      ...(query.reviewId ? { reviewId: query.reviewId } : {}),
+      ...(await viewableIds(viewer, status === "all" ? null : status, query.reviewId)),
+    },
     orderBy: { createdAt: "desc" },
     take: 200,
   });
-  // Another domain's requests are not there for a scoped reader, as its records are not.
+  // Another domain's requests are not there for a scoped reader, as its records are not: left out
+  // in SQL above, so the 200 are the newest they may see; mayView once more as the rule itself.
   const approvals = rows.filter((row) => mayView(row, viewer)).map((row) => toView(row, viewer));
   const waitingForYou =
     status === "pending" && !query.reviewId
@@ -200,8 +206,34 @@ export async function listApprovals(
 }
 
 async function countWaitingFor(viewer: Actor): Promise<number> {
-  const rows = await db().approvalRequest.findMany({ where: { status: "pending" }, take: 1000 });
+  const rows = await db().approvalRequest.findMany({
+    where: { status: "pending", expiresAt: { gt: new Date() }, ...(await viewableIds(viewer, "pending")) },
+    take: 1000,
+  });
   return rows.filter((row) => row.expiresAt > new Date() && mayView(row, viewer) && mayDecide(row, viewer)).length;
+}
+
+/**
+ * For a reader of some domains only, the ids of the requests they may see (mayView in SQL: the
+ * request's one domain is theirs, or every domain it spans is; a request of no domain is for
+ * global readers only), newest first, as a condition on the ids; nothing for a global reader.
+ */
+async function viewableIds(
+  viewer: Actor,
+  status: string | null,
+  reviewId?: string,
+): Promise<{ id?: { in: string[] } }> {
+  const readable = domainsWhere(grantsOf(viewer), "reviews.read");
+  if (readable === "all") return {};
+  const rows = await db().$queryRaw<{ id: string }[]>`
+    SELECT id::text AS id FROM approval_requests
+     WHERE (${status}::text IS NULL OR status = ${status}::text)
+       AND (${reviewId ?? null}::uuid IS NULL OR review_id = ${reviewId ?? null}::uuid)
+       AND CASE WHEN domain IS NOT NULL THEN domain = ANY(${readable}::text[])
+                ELSE jsonb_array_length(domains) > 0 AND domains <@ to_jsonb(${readable}::text[]) END
+     ORDER BY created_at DESC
+     LIMIT 1000`;
+  return { id: { in: rows.map((r) => r.id) } };
 }
 
 /** The periodic sweep (the console's dispatcher): every overdue request expired. */

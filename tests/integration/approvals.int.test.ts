@@ -323,6 +323,34 @@ describe("four-eyes approvals of record actions", () => {
     expect(await state(r.id)).toMatchObject({ status: "cancelled" });
   });
 
+  it("a scoped reader's requests are listed even under 200 newer ones of another domain", async () => {
+    const payments = await domain("payments");
+    const messaging = await domain("messaging");
+    await policy({ decision: "cancel", domain: payments.name });
+    const requester = await signedIn("owner", "req");
+    const r = await record(payments.kind);
+    const held = await cancel(requester, r.id);
+    expect(held.status).toBe(202);
+    // 210 newer pending requests of messaging, written as the store writes them.
+    await sql(
+      `INSERT INTO approval_requests (decision, permission, domain, domains, request, reason, requested_by,
+              requested_by_kind, requested_by_id, requested_role, expires_at, created_at)
+       SELECT 'cancel', 'reviews.resolve', $1, '[]', '{}', 'elsewhere', 'user:x', 'user', 'x', 'owner',
+              now() + interval '1 day', now() + make_interval(secs => g)
+         FROM generate_series(1, 210) g`,
+      [messaging.name],
+    );
+    const paymentsOwner = await scopedPerson("owner", payments.name);
+    const seen = await list(paymentsOwner);
+    expect(seen.status).toBe(200);
+    expect(seen.body.approvals.map((a: { id: string }) => a.id)).toEqual([held.body.approval.id]);
+    expect(seen.body.waitingForYou).toBe(1);
+    // A global reader gets the newest 200, the messaging ones.
+    const global = await list(requester);
+    expect(global.body.approvals).toHaveLength(200);
+    expect(global.body.approvals.map((a: { id: string }) => a.id)).not.toContain(held.body.approval.id);
+  });
+
   it("an action no policy names runs at once; a refused action is refused at the request, not stored", async () => {
     const payments = await domain("payments");
     await policy({ decision: "cancel", domain: payments.name });
