@@ -1,6 +1,7 @@
 "use client";
 
-import { type ReactNode, type TableHTMLAttributes, useEffect, useId, useRef, useState } from "react";
+import { type ReactNode, type TableHTMLAttributes, useId, useLayoutEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import styles from "./ui.module.css";
 
 /**
@@ -59,14 +60,23 @@ export function DataTable({
   );
 }
 
-/** Whether the element's content is wider than its box, kept up to date as either changes size. */
+/**
+ * Whether the element's content is wider than its box, kept up to date as either changes size.
+ * Measured before the browser paints (a layout effect, and a synchronous update from the
+ * observer, which runs between layout and paint): a frame never shows scrolling without being a
+ * tab stop, which a keyboard user, and axe, would find unreachable.
+ */
 function useScrollsSideways(ref: { current: HTMLElement | null }): boolean {
   const [scrolls, setScrolls] = useState(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     const element = ref.current;
     if (!element) return;
-    const check = () => setScrolls(element.scrollWidth > element.clientWidth + 1);
-    check();
+    const measure = () => element.scrollWidth > element.clientWidth + 1;
+    setScrolls(measure());
+    const check = () => {
+      const now = measure();
+      flushSync(() => setScrolls(now));
+    };
     const observer = new ResizeObserver(check);
     observer.observe(element);
     if (element.firstElementChild) observer.observe(element.firstElementChild);
