@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
-import { db } from "@/lib/db/client";
+import { db, dbPool } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { refuseScopedGlobalRole } from "@/lib/domains/manage";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
@@ -123,13 +123,24 @@ export async function findTokenActor(token: string): Promise<TokenActor | null> 
   return { kind: "token", id: row.id, name: row.name, role: row.role, domain: row.domain };
 }
 
-/** The rows of these token hashes, one query for all of them. */
+/** Bump the version when the text changes: a connection keeps a name's first text. */
+const TOKEN_ROWS_STATEMENT = "review-console:token-rows:v1";
+
+/**
+ * The rows of these token hashes, one query for all of them. Every API request of a program
+ * waits for it, so it is sent with node-postgres as a named prepared statement (as the intake
+ * statement is, docs/decisions/0035-intake-cost.md): Prisma's own cost per query was most of the
+ * console's database-client time on the intake path.
+ */
 export async function tokenRows(hashes: string[]): Promise<Map<string, TokenRow>> {
-  const rows = await db().$queryRaw<TokenRow[]>`
-    SELECT token_hash AS "tokenHash", id::text, name, role::text AS role, domain,
-           revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
-           COALESCE(last_used_at > now() - ${LAST_USED_GRANULARITY_SECONDS}::int * interval '1 second', false) AS "usedRecently"
-      FROM api_tokens WHERE token_hash = ANY(${hashes}::text[])`;
+  const { rows } = await dbPool().query<TokenRow>({
+    name: TOKEN_ROWS_STATEMENT,
+    text: `SELECT token_hash AS "tokenHash", id::text, name, role::text AS role, domain,
+                  revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
+                  COALESCE(last_used_at > now() - $2::int * interval '1 second', false) AS "usedRecently"
+             FROM api_tokens WHERE token_hash = ANY($1::text[])`,
+    values: [hashes, LAST_USED_GRANULARITY_SECONDS],
+  });
   return new Map(rows.map((row) => [row.tokenHash, row]));
 }
 
