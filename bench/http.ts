@@ -13,7 +13,7 @@ import { withConnection } from "@/lib/db/connection";
 import { migrate } from "@/lib/db/migrate";
 import { MAX_BATCH } from "@/lib/reviews/schema";
 import { type ProfileWindow, summarizeCpuProfile } from "./cpu-profile";
-import { ms, table, withBenchDatabase } from "./support";
+import { invoiceReport, ms, table, withBenchDatabase } from "./support";
 
 /*
  * HTTP intake against a started production console (the current `next build`, served by
@@ -155,27 +155,8 @@ async function backendCpu(client: pg.Client): Promise<() => Promise<number>> {
   };
 }
 
-/** A realistic report: the three categories in turn, keys that name the business object. */
-function report(n: number) {
-  const sequenceKey = `invoice-${n}`;
-  const sequence = 2 + (n % 5);
-  return {
-    category: n % 2 === 0 ? "sequence-gap" : "effect-result-unknown",
-    reason: n % 2 === 0 ? "sequence-gap" : "effect-result-unknown",
-    requiredCheck: `find message ${sequence - 1} of ${sequenceKey}`,
-    attempts: 1 + (n % 3),
-    ...(n % 2 === 0 ? {} : { lastError: "provider timeout after 30000 ms; the request was sent" }),
-    source: { transport: "redis-streams", queue: "invoices", consumer: `worker-${n % 4}`, transportId: `${n}-0` },
-    message: {
-      id: `msg-http-${n}`,
-      kind: "invoice.reminder",
-      effectKey: `${sequenceKey}:reminder-${sequence}`,
-      sequenceKey,
-      sequence,
-      payload: { schema: "2021-03", invoiceId: String(n) },
-    },
-  };
-}
+/** The report of the `n`th request's message (bench/support.ts). */
+const report = (n: number) => invoiceReport(n, `msg-http-${n}`);
 
 let serial = 0;
 

@@ -6,9 +6,8 @@ import { closeDb } from "@/lib/db/client";
 import { withConnection } from "@/lib/db/connection";
 import { migrate } from "@/lib/db/migrate";
 import { intakeReports, intakeRoundQueryOf, type Report } from "@/lib/reviews/intake";
-import type { ReportInput } from "@/lib/reviews/schema";
 import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
-import { seedWithProgress, table, withBenchDatabase } from "./support";
+import { invoiceReport, seedWithProgress, table, withBenchDatabase } from "./support";
 
 /*
  * Where a batch intake statement's time goes inside PostgreSQL (issue 14; bench/README.md).
@@ -55,25 +54,7 @@ let serial = 0;
 const tag = Math.random().toString(36).slice(2, 8);
 
 function report(n: number): Report {
-  const sequenceKey = `invoice-${n}`;
-  const sequence = 2 + (n % 5);
-  const input: ReportInput = {
-    category: n % 2 === 0 ? "sequence-gap" : "effect-result-unknown",
-    reason: n % 2 === 0 ? "sequence-gap" : "effect-result-unknown",
-    requiredCheck: `find message ${sequence - 1} of ${sequenceKey}`,
-    attempts: 1 + (n % 3),
-    ...(n % 2 === 0 ? {} : { lastError: "provider timeout after 30000 ms; the request was sent" }),
-    source: { transport: "redis-streams", queue: "invoices", consumer: `worker-${n % 4}`, transportId: `${n}-0` },
-    message: {
-      id: `msg-sql-${tag}-${n}`,
-      kind: "invoice.reminder",
-      effectKey: `${sequenceKey}:reminder-${sequence}`,
-      sequenceKey,
-      sequence,
-      payload: { schema: "2021-03", invoiceId: String(n) },
-    },
-  };
-  return { input };
+  return { input: invoiceReport(n, `msg-sql-${tag}-${n}`) };
 }
 
 /** A batch: mostly new messages, REPEAT_SHARE of them sent again from `previous`. */

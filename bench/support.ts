@@ -171,3 +171,29 @@ export async function intakeLiveRecords(actor: Actor, reasons: readonly string[]
     );
   }
 }
+
+/**
+ * A realistic report of an invoice reminder (sequence gaps and unknown effects in turn, keys that
+ * name the business object), the one the intake benches send: `n` numbers it, `messageId` is its
+ * message's id.
+ */
+export function invoiceReport(n: number, messageId: string): ReportInput {
+  const sequenceKey = `invoice-${n}`;
+  const sequence = 2 + (n % 5);
+  return {
+    category: n % 2 === 0 ? "sequence-gap" : "effect-result-unknown",
+    reason: n % 2 === 0 ? "sequence-gap" : "effect-result-unknown",
+    requiredCheck: `find message ${sequence - 1} of ${sequenceKey}`,
+    attempts: 1 + (n % 3),
+    ...(n % 2 === 0 ? {} : { lastError: "provider timeout after 30000 ms; the request was sent" }),
+    source: { transport: "redis-streams", queue: "invoices", consumer: `worker-${n % 4}`, transportId: `${n}-0` },
+    message: {
+      id: messageId,
+      kind: "invoice.reminder",
+      effectKey: `${sequenceKey}:reminder-${sequence}`,
+      sequenceKey,
+      sequence,
+      payload: { schema: "2021-03", invoiceId: String(n) },
+    },
+  };
+}

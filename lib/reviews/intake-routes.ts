@@ -6,8 +6,8 @@ import { intakeReport, intakeReports, type Report } from "@/lib/reviews/intake";
 import { rawMessageOf, rawMessagesOfRecords } from "@/lib/reviews/raw-messages";
 import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 
-// The two intake handlers, framework-free (a web Request in, a Response out): Next's routes
-// (app/api/v1/reviews/route.ts, .../batch/route.ts) export them as their POST, and the console's
+// The two intake handlers, framework-free (a request in, a JsonAnswer out, lib/http/route.ts):
+// Next's routes (app/api/v1/reviews/route.ts, .../batch/route.ts) export them as their POST, and the console's
 // own server answers bearer requests to the same paths with the very same functions, without
 // Next's request pipeline (lib/net/intake-fast-path.ts, docs/decisions/0025-intake-fast-path.md).
 // One definition, so the two ways in cannot answer differently.
