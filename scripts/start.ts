@@ -38,9 +38,7 @@ async function main(): Promise<number> {
     console.error("error: MIGRATION_DATABASE_URL is set but DATABASE_URL (the runtime role's connection) is not");
     return 1;
   }
-  const database = await localDatabase((line) => {
-    if (process.env.DEBUG) process.stderr.write(line);
-  });
+  const database = await localDatabase();
   // The owner's connection: migrations and the demo set. The console gets `runtimeUrl`.
   const ownerUrl = migrationDatabaseUrl(database.url);
   process.env.DATABASE_URL = ownerUrl;

@@ -70,7 +70,7 @@ export interface LocalDatabase {
  * DATABASE_URL when set; else the embedded server under .data/pg — joined when `npm start`
  * already runs it (so the CLI works beside a running console), started otherwise.
  */
-export async function localDatabase(log?: (line: string) => void): Promise<LocalDatabase> {
+export async function localDatabase(): Promise<LocalDatabase> {
   if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, release: async () => {} };
   const port = runningEmbeddedPort();
   let server: EmbeddedDatabase | null = null;
@@ -78,7 +78,7 @@ export async function localDatabase(log?: (line: string) => void): Promise<Local
   if (port) {
     url = embeddedDatabaseUrl(port, LOCAL_DATABASE);
   } else {
-    server = await startEmbeddedPostgres({ dataDir: LOCAL_DATA_DIR, log });
+    server = await startEmbeddedPostgres({ dataDir: LOCAL_DATA_DIR });
     url = server.databaseUrl(LOCAL_DATABASE);
   }
   await ensureDatabase(url);
