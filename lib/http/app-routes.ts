@@ -44,6 +44,7 @@ export const APP_ROUTES = [
   "/api/v1/people/[userId]/role",
   "/api/v1/replays/[replayId]/outcome",
   "/api/v1/replays/claim",
+  "/api/v1/replays/renew",
   "/api/v1/reviews",
   "/api/v1/reviews/[id]",
   "/api/v1/reviews/[id]/actions",

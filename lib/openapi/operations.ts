@@ -19,7 +19,7 @@ import {
   resumeSchema,
 } from "@/lib/operations/schema";
 import { overviewQuerySchema } from "@/lib/overview/overview";
-import { claimSchema, outcomeSchema } from "@/lib/replays/schema";
+import { claimSchema, renewSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
 import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
@@ -241,6 +241,18 @@ const REPLAYS: ApiOperation[] = [
     access: { kind: "permission", permission: "replays.claim" },
     body: claimSchema,
     answers: ok("The claimed replays (none when nothing is due).", body.claimedReplaysSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/replays/renew",
+    operationId: "renewReplayClaims",
+    summary: "Keep claimed replays while working on them",
+    description:
+      "Extends the live claims this actor holds under `consumer` by `leaseSeconds` from now, so a slow but live consumer keeps them; a claim that already ran out is not renewed.",
+    tag: "Replays",
+    access: { kind: "permission", permission: "replays.claim" },
+    body: renewSchema,
+    answers: ok("The renewed claims.", body.renewedClaimsSchema),
   },
   {
     method: "POST",

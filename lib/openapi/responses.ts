@@ -222,6 +222,12 @@ export const claimedReplaysSchema = z.object({
   ),
 });
 
+export const renewedClaimsSchema = z.object({
+  items: z
+    .array(z.object({ replayId: uuid, claimExpiresAt: instant }))
+    .meta({ description: "The claims renewed; a replay left out is no longer this consumer's (its claim ran out)." }),
+});
+
 export const outcomeResultSchema = z.object({
   ok: z.literal(true),
   replayId: uuid,

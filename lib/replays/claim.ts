@@ -101,3 +101,30 @@ export async function claimReplays(request: ClaimRequest, actor: Actor): Promise
   );
   return `{"items":[${items.join(",")}]}`;
 }
+
+/** One renewed claim: until when it now holds. */
+export interface RenewedClaim {
+  replayId: string;
+  claimExpiresAt: Date;
+}
+
+/**
+ * Extends the claims `actor` still holds under the consumer name `consumer` by `leaseSeconds`
+ * from now: a live worker working through a batch keeps what it claimed, so a lease that runs out
+ * means a worker that is gone, never one that is slow (a second worker took over replays a loaded
+ * but live first one still held). Only live claims are renewed: one that already ran out may have
+ * been taken over, and its first holder must let it go. Ids it does not hold are left out of the
+ * answer; renewing is not a decision, so nothing is logged.
+ */
+export async function renewClaims(
+  request: { consumer: string; replayIds: string[]; leaseSeconds?: number },
+  actor: Actor,
+): Promise<RenewedClaim[]> {
+  if (request.replayIds.length === 0) return [];
+  return db().$queryRaw<RenewedClaim[]>`
+UPDATE replays SET claim_expires_at = now() + make_interval(secs => ${request.leaseSeconds ?? DEFAULT_LEASE_SECONDS})
+ WHERE id = ANY(${request.replayIds}::uuid[])
+   AND state = 'claimed' AND claimed_by = ${request.consumer} AND claimed_by_actor = ${claimHolder(actor)}
+   AND claim_expires_at >= now()
+RETURNING id::text AS "replayId", claim_expires_at AS "claimExpiresAt"`;
+}

@@ -18,6 +18,16 @@ export const claimSchema = z
   .meta({ id: "ClaimRequest" });
 export type ClaimRequest = z.infer<typeof claimSchema>;
 
+export const renewSchema = z
+  .object({
+    consumer: name,
+    replayIds: z.array(z.uuid()).min(1).max(100),
+    /** From now: how long the renewed claims hold. */
+    leaseSeconds: z.int().min(5).max(3600).optional(),
+  })
+  .meta({ id: "RenewRequest" });
+export type RenewRequest = z.infer<typeof renewSchema>;
+
 export const REPLAY_OUTCOMES = ["applied", "duplicate-suppressed", "routed", "failed"] as const;
 
 export const outcomeSchema = z

@@ -9,7 +9,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { Refusal } from "@/lib/domain/refusal";
 import { recordForbidden } from "@/lib/http/refusal-response";
 import { log } from "@/lib/log";
-import { claimDueReplays } from "@/lib/replays/claim";
+import { claimDueReplays, renewClaims } from "@/lib/replays/claim";
 import { reportReplayOutcome } from "@/lib/replays/outcome";
 import { intakeReports } from "@/lib/reviews/intake";
 import { reportSchema } from "@/lib/reviews/schema";
@@ -40,6 +40,7 @@ export function inProcessDesk(name: string): ReviewDesk {
       return { id: result.id, attempts: result.attempts };
     },
     claimReplays: (request) => claimDueReplays(request, actor),
+    renewClaims: (request) => renewClaims(request, actor),
     async reportOutcome(replayId, report) {
       try {
         await reportReplayOutcome(replayId, report, actor);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@/lib/auth/tokens";
@@ -131,6 +132,10 @@ const PROBES: Record<string, Probe> = {
   "GET /api/v1/overview": { allowed: 200, request: nothing },
   "GET /api/v1/assignees": { allowed: 200, request: nothing },
   "POST /api/v1/replays/claim": { allowed: 200, request: async () => ({ body: { consumer: "matrix", limit: 1 } }) },
+  "POST /api/v1/replays/renew": {
+    allowed: 200,
+    request: async () => ({ body: { consumer: "matrix", replayIds: [randomUUID()] } }),
+  },
   "POST /api/v1/replays/[replayId]/outcome": {
     allowed: 404,
     request: async () => ({ params: { replayId: UNKNOWN }, body: { outcome: "applied" } }),

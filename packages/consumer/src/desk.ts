@@ -37,6 +37,12 @@ export interface ClaimRequest {
   leaseSeconds: number;
 }
 
+export interface RenewRequest {
+  consumer: string;
+  replayIds: string[];
+  leaseSeconds: number;
+}
+
 export interface ReplayOutcomeReport {
   outcome: "applied" | "duplicate-suppressed" | "routed" | "failed";
   detail?: string;
@@ -54,5 +60,11 @@ export interface ReviewDesk {
   /** Writes (or joins) the review record of a held message; throws when it cannot be recorded. */
   report(held: HeldReport): Promise<{ id: string; attempts: number }>;
   claimReplays(request: ClaimRequest): Promise<ClaimedReplay[]>;
+  /**
+   * Extends the live claims this consumer still holds; answers those renewed with their new
+   * expiry (one left out is no longer this consumer's). Optional: a desk without it lets claims
+   * run their lease, as consoles before it did.
+   */
+  renewClaims?(request: RenewRequest): Promise<{ replayId: string; claimExpiresAt: Date }[]>;
   reportOutcome(replayId: string, report: ReplayOutcomeReport): Promise<OutcomeReceipt>;
 }

@@ -4,6 +4,7 @@ import type {
   ClaimRequest,
   HeldReport,
   OutcomeReceipt,
+  RenewRequest,
   ReplayOutcomeReport,
   ReviewDesk,
 } from "./desk.ts";
@@ -107,6 +108,12 @@ export function httpDesk(options: HttpDeskOptions): ReviewDesk {
           category: members.has("category") ? (JSON.parse(value("category")) as string) : "",
         };
       });
+    },
+
+    async renewClaims(request: RenewRequest) {
+      const { text } = await post("/api/v1/replays/renew", JSON.stringify(request));
+      const { items } = JSON.parse(text) as { items: { replayId: string; claimExpiresAt: string }[] };
+      return items.map((item) => ({ replayId: item.replayId, claimExpiresAt: new Date(item.claimExpiresAt) }));
     },
 
     async reportOutcome(replayId: string, report: ReplayOutcomeReport): Promise<OutcomeReceipt> {

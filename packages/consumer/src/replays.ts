@@ -41,6 +41,8 @@ export class ReplayWorker {
   private readonly limit: number;
   private readonly onOutcome: ReplayOptions["onOutcome"];
   private readonly deferred = new Map<string, Deferred>();
+  /** Claims this worker found it no longer holds: not run, not renewed. */
+  private readonly lost = new Set<string>();
 
   constructor(
     private readonly runtime: ConsumerRuntime,
@@ -55,12 +57,18 @@ export class ReplayWorker {
   /** Claims and runs what is due now; returns how many replays reached an outcome. */
   async runOnce(): Promise<number> {
     let finished = 0;
+    // Waiting replays stay ours while this worker lives: renewed once a third of the lease is gone.
     const now = Date.now();
+    const fading = [...this.deferred.values()]
+      .map((entry) => entry.item)
+      .filter((item) => item.claimExpiresAt.getTime() - now < (this.leaseSeconds * 1000 * 2) / 3);
+    await this.renew(fading);
     for (const [replayId, entry] of [...this.deferred]) {
-      if (entry.item.claimExpiresAt.getTime() <= now) {
+      if (this.lost.has(replayId) || entry.item.claimExpiresAt.getTime() <= Date.now()) {
         // Our claim ran out: the replay is claimable again (perhaps by another consumer).
         this.deferred.delete(replayId);
-      } else if (entry.dueAt <= now) {
+        this.lost.delete(replayId);
+      } else if (entry.dueAt <= Date.now()) {
         this.deferred.delete(replayId);
         if (await this.run(entry.item)) finished++;
       }
@@ -73,9 +81,68 @@ export class ReplayWorker {
       limit: this.limit,
       leaseSeconds: this.leaseSeconds,
     });
-    // One at a time: the claim gives at most one replay per sequenceKey, in sequence order.
-    for (const item of items) if (await this.run(item)) finished++;
+    // One at a time: the claim gives at most one replay per sequenceKey, in sequence order. The
+    // batch's claims (and the waiting ones') are renewed while it runs.
+    const pending = [...items];
+    const held = () => [...pending, ...[...this.deferred.values()].map((entry) => entry.item)];
+    await this.keepingClaims(held, async () => {
+      while (pending.length > 0) {
+        const item = pending[0]!;
+        if (this.lost.has(item.replayId) || item.claimExpiresAt.getTime() <= Date.now()) {
+          // No longer ours (the console away past the lease, say): another consumer may run it.
+          this.lost.delete(item.replayId);
+        } else if (await this.run(item)) finished++;
+        pending.shift();
+      }
+    });
+    // What a renewal found gone after its replay finished anyway is nobody's concern any more.
+    for (const replayId of this.lost) if (!this.deferred.has(replayId)) this.lost.delete(replayId);
     return finished;
+  }
+
+  /**
+   * Renews the claims of `items` (still to run or waiting) every third of the lease while `work`
+   * runs, so a live worker's claims never run out under it however slow the batch. A replay whose
+   * claim could not be renewed (it ran out, perhaps taken over) is marked lost and not run.
+   */
+  private async keepingClaims<T>(items: () => ClaimedReplay[], work: () => Promise<T>): Promise<T> {
+    const renew = this.runtime.desk.renewClaims?.bind(this.runtime.desk);
+    if (!renew) return work();
+    let renewing: Promise<void> = Promise.resolve();
+    const timer = setInterval(
+      () => {
+        renewing = renewing.then(() => this.renew(items()));
+      },
+      Math.max(1000, (this.leaseSeconds * 1000) / 3),
+    );
+    try {
+      return await work();
+    } finally {
+      clearInterval(timer);
+      await renewing;
+    }
+  }
+
+  /** Renews these claims now; a claim that could not be renewed is marked lost (not run). */
+  private async renew(items: ClaimedReplay[]): Promise<void> {
+    const renew = this.runtime.desk.renewClaims?.bind(this.runtime.desk);
+    if (!renew || items.length === 0) return;
+    try {
+      const renewed = await renew({
+        consumer: this.runtime.name,
+        replayIds: items.map((item) => item.replayId),
+        leaseSeconds: this.leaseSeconds,
+      });
+      const until = new Map(renewed.map((r) => [r.replayId, r.claimExpiresAt]));
+      for (const item of items) {
+        const expiry = until.get(item.replayId);
+        if (expiry) item.claimExpiresAt = expiry;
+        else this.lost.add(item.replayId);
+      }
+    } catch (err) {
+      // The console is away: the claims keep the expiry they had, and are checked before a run.
+      this.runtime.log.warn({ err }, "replays: renewing claims failed");
+    }
   }
 
   /** Keeps claiming until `signal` is aborted. */
