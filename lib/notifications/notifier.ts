@@ -71,11 +71,14 @@ export async function runNotifier(options: NotifierOptions): Promise<void> {
       log.warn({ err: error }, "notifier round failed; trying again next round");
     }
     await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, options.tickMs);
+      // Each round's listener goes with its round: left on the signal, one a second piled up for
+      // as long as the console ran.
       const stop = () => {
         clearTimeout(timer);
+        signal.removeEventListener("abort", stop);
         resolve();
       };
+      const timer = setTimeout(stop, options.tickMs);
       wake = stop;
       signal.addEventListener("abort", stop, { once: true });
     });
