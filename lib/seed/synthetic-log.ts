@@ -26,6 +26,8 @@ export interface LogSeedOptions {
   spanMs?: number;
   /** Called every 100,000 entries with the number streamed so far (committed at the end). */
   onProgress?: (done: number) => void;
+  /** Drop and rebuild the log's indexes around the copy; by default when the seed at least doubles the log. */
+  rebuildIndexes?: boolean;
 }
 
 const DEFAULT_SPAN_MS = 90 * 24 * 60 * 60 * 1000;
@@ -160,6 +162,30 @@ async function* logRows(
 }
 
 /**
+ * Every index of the partitioned log is valid and present on every partition, as the migrations
+ * leave it; throws naming the first that is not (a seed must not measure a database production
+ * never has).
+ */
+export async function assertPartitionsIndexed(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ partition: string; index: string }>(
+    `SELECT p.inhrelid::regclass::text AS partition, pi.indexrelid::regclass::text AS index
+       FROM pg_inherits p
+       JOIN pg_index pi ON pi.indrelid = 'decision_log'::regclass
+      WHERE p.inhparent = 'decision_log'::regclass
+        AND NOT EXISTS (
+          SELECT 1 FROM pg_inherits ci JOIN pg_index c ON c.indexrelid = ci.inhrelid
+           WHERE ci.inhparent = pi.indexrelid AND c.indrelid = p.inhrelid AND c.indisvalid)
+     UNION ALL
+     SELECT 'decision_log', indexrelid::regclass::text FROM pg_index
+      WHERE indrelid = 'decision_log'::regclass AND NOT indisvalid
+      LIMIT 1`,
+  );
+  const missing = rows[0];
+  if (missing)
+    throw new Error(`the decision log's index ${missing.index} is missing or invalid on ${missing.partition}`);
+}
+
+/**
  * Appends `count` chained entries after the log's head. Returns how many and how long it took
  * (index builds and ANALYZE included).
  */
@@ -192,7 +218,7 @@ export async function seedSyntheticLogEntries(
       "SELECT count(*)::text AS n FROM (SELECT 1 FROM decision_log LIMIT $1) AS e",
       [count],
     );
-    const rebuild = count >= REBUILD_MIN_ENTRIES && Number(existing[0]?.n ?? 0) < count;
+    const rebuild = options.rebuildIndexes ?? (count >= REBUILD_MIN_ENTRIES && Number(existing[0]?.n ?? 0) < count);
     const { rows: indexes } = rebuild
       ? await client.query<{ name: string; definition: string }>(
           `SELECT i.indexrelid::regclass::text AS name, pg_get_indexdef(i.indexrelid) AS definition
@@ -224,7 +250,11 @@ export async function seedSyntheticLogEntries(
     }
     await client.query("ALTER TABLE decision_log_head ENABLE TRIGGER USER");
     await client.query("ALTER TABLE decision_log ENABLE TRIGGER USER");
-    for (const index of indexes) await client.query(index.definition);
+    // pg_get_indexdef of a partitioned table's index says `ON ONLY`, which builds the parent's
+    // index alone: every partition would be left with its primary key only (the chain's
+    // `ORDER BY at DESC LIMIT 1` became a scan of every row). Built without ONLY, it cascades.
+    for (const index of indexes) await client.query(index.definition.replace(/ ON ONLY /, " ON "));
+    await assertPartitionsIndexed(client);
     await client.query("COMMIT");
     await client.query("ANALYZE decision_log");
   } catch (error) {
