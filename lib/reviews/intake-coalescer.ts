@@ -104,11 +104,7 @@ export class IntakeCoalescer {
         return;
       }
       this.stats.retriedAlone += group.length;
-      await Promise.all(
-        group.map((w) =>
-          this.run([w.report], actor).then(([result]) => settle(w, result), w.reject),
-        ),
-      );
+      await Promise.all(group.map((w) => this.run([w.report], actor).then(([result]) => settle(w, result), w.reject)));
       return;
     }
     group.forEach((w, i) => settle(w, results[i]));

@@ -67,7 +67,8 @@ export const reportReviewBatch = apiRoute("reviews.report", async ({ request, ac
     const index = valid[i]!.index;
     // Not written: another domain's record or key (ADR 0038), answered like a refused item.
     if (isRefused(result)) {
-      if (result.refused.kind === "forbidden") await recordForbidden(result.refused, refusedRequest(request, actor, route));
+      if (result.refused.kind === "forbidden")
+        await recordForbidden(result.refused, refusedRequest(request, actor, route));
       results[index] = { index, status: refusalStatus(result.refused), error: refusalBody(result.refused) };
       continue;
     }

@@ -28,10 +28,7 @@ const database = setupTestDatabase();
 const sql = <T = any>(text: string, params: unknown[] = []) =>
   withClient(database.current.url, async (c) => (await c.query(text, params)).rows as T[]);
 
-const tokens = {} as Record<
-  "global" | "paymentsConsumer" | "refundsConsumer" | "refundsOwner" | "globalOwner",
-  string
->;
+const tokens = {} as Record<"global" | "paymentsConsumer" | "refundsConsumer" | "refundsOwner" | "globalOwner", string>;
 const names = { paymentsConsumer: `payments-worker-${newTag()}`, refundsConsumer: `refunds-worker-${newTag()}` };
 
 beforeAll(async () => {
@@ -175,7 +172,11 @@ describe("keys named by records of different domains", () => {
     const billing = await billingRecord();
     const both = await call(report, {
       token: tokens.refundsConsumer,
-      body: body({ kind: "card.refund", effectKey: billing.message.effectKey, sequenceKey: billing.message.sequenceKey }),
+      body: body({
+        kind: "card.refund",
+        effectKey: billing.message.effectKey,
+        sequenceKey: billing.message.sequenceKey,
+      }),
     });
     expect(both.status, JSON.stringify(both.body)).toBe(409);
     expect(both.body.error.code).toBe("key-in-other-domain");
@@ -193,7 +194,9 @@ describe("keys named by records of different domains", () => {
 
     const inBatch = await call(reportBatch, {
       token: tokens.refundsConsumer,
-      body: { records: [body({ kind: "card.refund", effectKey: billing.message.effectKey }), body({ kind: "card.refund" })] },
+      body: {
+        records: [body({ kind: "card.refund", effectKey: billing.message.effectKey }), body({ kind: "card.refund" })],
+      },
     });
     expect(inBatch.body.results.map((r: { status: number }) => r.status)).toEqual([409, 201]);
 
@@ -206,7 +209,11 @@ describe("keys named by records of different domains", () => {
     // A global reporter is not asked (as before): it reaches every domain.
     const global = await call(report, {
       token: tokens.global,
-      body: body({ kind: "card.refund", effectKey: billing.message.effectKey, sequenceKey: billing.message.sequenceKey }),
+      body: body({
+        kind: "card.refund",
+        effectKey: billing.message.effectKey,
+        sequenceKey: billing.message.sequenceKey,
+      }),
     });
     expect(global.status).toBe(201);
   });
@@ -245,7 +252,11 @@ describe("keys named by records of different domains", () => {
 
     // The billing record's replay would apply, not be suppressed.
     const api = operationsApi();
-    const created = await api.create({ action: "replay", reason: "check", selection: { type: "ids", ids: [billing.id] } });
+    const created = await api.create({
+      action: "replay",
+      reason: "check",
+      selection: { type: "ids", ids: [billing.id] },
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const dry = await api.dryRun(created.body.id);
     expect(dry.status, JSON.stringify(dry.body)).toBe(200);

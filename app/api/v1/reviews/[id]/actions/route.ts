@@ -20,7 +20,8 @@ export const POST = apiRoute<{ id: string }>("reviews.act", async ({ request, ac
     if (outcome.approval) return Response.json({ approval: outcome.approval }, { status: 202 });
   } catch (error) {
     // With a conflict the client gets the record as it is now, so nobody overwrites blind.
-    if (error instanceof Refusal && error.kind === "conflict") throw await withFreshRecord(error, params.id, grantsOf(actor));
+    if (error instanceof Refusal && error.kind === "conflict")
+      throw await withFreshRecord(error, params.id, grantsOf(actor));
     throw error;
   }
   const record = await getReview(params.id, grantsOf(actor));
