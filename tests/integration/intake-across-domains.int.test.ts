@@ -10,9 +10,13 @@
  *   sequence of a key another domain's record names is refused the same way, so the billing
  *   record's effect and order stay as they were.
  * - heldOnKey shows a scoped reader only the records they may read.
+ * The same through the fast path (the console's own server) and in a coalesced statement shared
+ * with the reporter's other reports, which are still recorded.
  * A global identity is never asked: its reports and actions behave as before.
  */
-import { beforeAll, describe, expect, it } from "vitest";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as reportBatch } from "@/app/api/v1/reviews/batch/route";
@@ -20,6 +24,8 @@ import { POST as report } from "@/app/api/v1/reviews/route";
 import { CLI_ACTOR } from "@/lib/auth/actor-ref";
 import { createApiToken } from "@/lib/auth/tokens";
 import { createDomain } from "@/lib/domains/manage";
+import { consoleRequestListener } from "@/lib/net/console-server";
+import { intakeCoalescer } from "@/lib/reviews/intake";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 import { newTag, operationsApi } from "../support/operations";
@@ -164,6 +170,77 @@ describe("a scoped consumer's report landing on another domain's record", () => 
     });
     expect(await recordRow(billing.id)).toEqual(before);
     expect(await historyOf(billing.id)).toEqual([expect.stringMatching(/ reported$/)]);
+  });
+});
+
+describe("the same refusals on every way in", () => {
+  let server: Server;
+  let base: string;
+  let nextCalls = 0;
+  beforeAll(async () => {
+    server = createServer();
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    // Next stood in for (299): a request that fell through to it shows.
+    const next = (_req: unknown, res: { writeHead(status: number): { end(): void } }) => {
+      nextCalls += 1;
+      res.writeHead(299).end();
+    };
+    server.on("request", consoleRequestListener(next, { hostname: "127.0.0.1", port, fastPath: true }));
+    base = `http://127.0.0.1:${port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const post = async (path: string, token: string, sent: unknown) => {
+    const response = await fetch(`${base}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify(sent),
+    });
+    return { status: response.status, body: (await response.json()) as any };
+  };
+
+  it("the fast path refuses a landing report (403 message.id) and a shared key (409), single and batch", async () => {
+    const billing = await billingRecord();
+    const before = await recordRow(billing.id);
+    const landing = await post(
+      "/api/v1/reviews",
+      tokens.paymentsConsumer,
+      body({ id: billing.message.id, kind: "card.charge" }, { reason: "rewritten" }),
+    );
+    expect(landing.status, JSON.stringify(landing.body)).toBe(403);
+    expect(landing.body.error.issues[0].path).toBe("message.id");
+    const key = await post(
+      "/api/v1/reviews",
+      tokens.refundsConsumer,
+      body({ kind: "card.refund", effectKey: billing.message.effectKey }),
+    );
+    expect(key.status, JSON.stringify(key.body)).toBe(409);
+    expect(key.body.error.code).toBe("key-in-other-domain");
+    const batch = await post("/api/v1/reviews/batch", tokens.paymentsConsumer, {
+      records: [body({ id: billing.message.id, kind: undefined }), body({ kind: "card.charge" })],
+    });
+    expect(batch.body.results.map((r: { status: number }) => r.status)).toEqual([403, 201]);
+    expect(nextCalls).toBe(0);
+    expect(await recordRow(billing.id)).toEqual(before);
+  });
+
+  it("concurrent reports share a statement: the landing ones are refused, the others recorded", async () => {
+    const billing = await Promise.all([1, 2, 3, 4].map(() => billingRecord()));
+    const before = await Promise.all(billing.map((b) => recordRow(b.id)));
+    const statements = intakeCoalescer().stats.statements;
+    const sent = [
+      ...billing.map((b) => body({ id: b.message.id, kind: "card.charge" }, { reason: "rewritten" })),
+      ...[1, 2, 3, 4].map(() => body({ kind: "card.charge" })),
+    ];
+    const answers = await Promise.all(sent.map((b) => call(report, { token: tokens.paymentsConsumer, body: b })));
+    expect(answers.map((a) => a.status)).toEqual([403, 403, 403, 403, 201, 201, 201, 201]);
+    expect(answers[0]!.body.error.issues[0].path).toBe("message.id");
+    // Fewer statements than reports: some went in together, and still each got its own answer.
+    expect(intakeCoalescer().stats.statements - statements).toBeLessThan(sent.length);
+    expect(await Promise.all(billing.map((b) => recordRow(b.id)))).toEqual(before);
   });
 });
 
