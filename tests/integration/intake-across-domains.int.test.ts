@@ -17,6 +17,11 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { POST as confirmOperation } from "@/app/api/v1/operations/[operationId]/confirm/route";
+import { POST as dryRunOperation } from "@/app/api/v1/operations/[operationId]/dry-run/route";
+import { GET as itemsOfOperation } from "@/app/api/v1/operations/[operationId]/items/route";
+import { GET as getOperation } from "@/app/api/v1/operations/[operationId]/route";
+import { POST as createOperation } from "@/app/api/v1/operations/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as reportBatch } from "@/app/api/v1/reviews/batch/route";
@@ -28,7 +33,7 @@ import { consoleRequestListener } from "@/lib/net/console-server";
 import { intakeCoalescer } from "@/lib/reviews/intake";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
-import { newTag, operationsApi } from "../support/operations";
+import { dispatchUntil, newTag, operationsApi } from "../support/operations";
 
 const database = setupTestDatabase();
 const sql = <T = any>(text: string, params: unknown[] = []) =>
@@ -346,6 +351,43 @@ describe("keys named by records of different domains", () => {
       body: { action: "cancel", expectedVersion: 1, reason: "both sides agreed", checkDone: true },
     });
     expect(globalCancel.status, JSON.stringify(globalCancel.body)).toBe(200);
+  });
+
+  it("a refunds owner's bulk cancel skips the record whose keys a billing record names", async () => {
+    const billing = await billingRecord();
+    const { effectKey, sequenceKey } = billing.message;
+    const sharing = await call(report, {
+      token: tokens.global,
+      body: body({ kind: "card.refund", effectKey, sequenceKey, sequence: 1 }),
+    });
+    const own = await call(report, { token: tokens.refundsConsumer, body: body({ kind: "card.refund" }) });
+    const ids = [sharing.body.id as string, own.body.id as string];
+    const token = tokens.refundsOwner;
+    const created = await call(createOperation, {
+      token,
+      body: { action: "cancel", reason: "refunds withdrawn", selection: { type: "ids", ids } },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const operationId = created.body.id as string;
+    const dry = await call(dryRunOperation, { token, params: { operationId }, body: {} });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    const confirmed = await call(confirmOperation, {
+      token,
+      params: { operationId },
+      body: { expectedVersion: dry.body.version, dryRunAt: dry.body.dryRun.at, checkDone: true },
+    });
+    expect(confirmed.status, JSON.stringify(confirmed.body)).toBe(200);
+    await dispatchUntil(async () => {
+      const view = await call(getOperation, { token, params: { operationId } });
+      return view.body.state === "completed" ? view.body : undefined;
+    });
+    const items = await call(itemsOfOperation, { token, params: { operationId } });
+    const byReview = new Map(items.body.items.map((i: { reviewId: string }) => [i.reviewId, i]));
+    expect(byReview.get(ids[0]!)).toMatchObject({ state: "skipped" });
+    expect((byReview.get(ids[0]!) as { detail: string }).detail).toMatch(/^key-in-other-domain/);
+    expect(byReview.get(ids[1]!)).toMatchObject({ state: "done" });
+    expect(await sql(`SELECT state FROM effect_journal WHERE effect_key = $1`, [effectKey])).toEqual([]);
+    expect(await sql(`SELECT last_sequence FROM sequence_state WHERE sequence_key = $1`, [sequenceKey])).toEqual([]);
   });
 
   it("heldOnKey lists a scoped reader only the records they may read", async () => {
