@@ -66,18 +66,23 @@ WITH input AS (
   -- outside them already name is another domain's effect or order: such a report is not written
   -- (ADR 0038). Distinct kinds first, the report's own kind left out (checked before it came);
   -- no kind is attributed to no one.
+  -- (OFFSET 0 keeps the domain test from being pushed down to every row of a busy sequence key:
+  -- domain_of_kind runs once per distinct kind.)
   SELECT i.ord, f.field, f.domain FROM input i CROSS JOIN LATERAL (
-    SELECT k.field, public.domain_of_kind(k.kind) AS domain FROM (
-      SELECT DISTINCT 'message.effectKey' AS field, o.kind FROM review_records o
-       WHERE o.effect_key = i.effect_key AND o.kind IS NOT NULL AND o.kind IS DISTINCT FROM i.kind
-      UNION
-      SELECT DISTINCT 'message.sequenceKey', o.kind FROM review_records o
-       WHERE o.sequence_key = i.sequence_key AND o.kind IS NOT NULL AND o.kind IS DISTINCT FROM i.kind
-      UNION
-      SELECT 'message.effectKey', j.kind FROM effect_journal j
-       WHERE j.effect_key = i.effect_key AND j.kind IS NOT NULL AND j.kind IS DISTINCT FROM i.kind
-    ) k
-    WHERE public.domain_of_kind(k.kind) IS NULL OR NOT (public.domain_of_kind(k.kind) = ANY($4::text[]))
+    SELECT d.field, d.domain FROM (
+      SELECT k.field, public.domain_of_kind(k.kind) AS domain FROM (
+        SELECT 'message.effectKey' AS field, o.kind FROM review_records o
+         WHERE o.effect_key = i.effect_key AND o.kind IS NOT NULL AND o.kind IS DISTINCT FROM i.kind
+        UNION
+        SELECT 'message.sequenceKey', o.kind FROM review_records o
+         WHERE o.sequence_key = i.sequence_key AND o.kind IS NOT NULL AND o.kind IS DISTINCT FROM i.kind
+        UNION
+        SELECT 'message.effectKey', j.kind FROM effect_journal j
+         WHERE j.effect_key = i.effect_key AND j.kind IS NOT NULL AND j.kind IS DISTINCT FROM i.kind
+        OFFSET 0
+      ) k OFFSET 0
+    ) d
+    WHERE d.domain IS NULL OR NOT (d.domain = ANY($4::text[]))
     ORDER BY 1 LIMIT 1
   ) f
   WHERE $4::text[] IS NOT NULL
