@@ -116,7 +116,10 @@ const REVIEWS: ApiOperation[] = [
     body: reportSchema,
     answers: {
       403: error(
-        "The role may not report, or a token scoped to a domain reported a kind of another domain or of none (`outside-domain`, naming `message.kind`; ADR 0029). Refusals are written to the decision log.",
+        "The role may not report, or a token scoped to a domain reported a kind of another domain or of none (`outside-domain`, naming `message.kind`; ADR 0029), or a message whose id is that of an active record of such a kind (`outside-domain`, naming `message.id`; ADR 0038): nothing is written. Refusals are written to the decision log.",
+      ),
+      409: error(
+        "A token scoped to a domain reported an `effectKey` or `sequenceKey` that records (or the effect journal) of another domain already name (`key-in-other-domain`, naming `message.effectKey` or `message.sequenceKey` and that domain; ADR 0038): nothing is written.",
       ),
       ...ok("An open record of the same message existed and was updated.", body.intakeResultSchema),
       ...ok("A new record.", body.intakeResultSchema, 201),
@@ -128,7 +131,7 @@ const REVIEWS: ApiOperation[] = [
     operationId: "reportReviewBatch",
     summary: "Report up to 500 records",
     description:
-      "Each item is validated on its own: valid ones are recorded, invalid ones answered with their 400 in `results`, and a scoped token's items of kinds outside its domain with their 403 (`outside-domain`, ADR 0029).",
+      "Each item is validated on its own: valid ones are recorded, invalid ones answered with their 400 in `results`, and a scoped token's items of kinds outside its domain with their 403 (`outside-domain`, ADR 0029); a scoped token's items landing on another domain's record (403 `outside-domain` naming `message.id`) or naming another domain's key (409 `key-in-other-domain`) likewise (ADR 0038).",
     tag: "Review records",
     access: { kind: "permission", permission: "reviews.report" },
     body: batchSchema,
@@ -197,7 +200,7 @@ const REVIEWS: ApiOperation[] = [
       404: error("No record with this id."),
       409: {
         description:
-          "`expectedVersion` is stale or the action does not fit the record's state (or another decision on the record waits for approval, `approval-pending`); `record` is the record as it is now.",
+          "`expectedVersion` is stale or the action does not fit the record's state (or another decision on the record waits for approval, `approval-pending`; or, for an identity scoped to domains, the record's `effectKey` or `sequenceKey` is named by a record of a domain it may not act in, `key-in-other-domain`, ADR 0038); `record` is the record as it is now.",
         content: json(body.actionConflictSchema),
       },
       422: error(

@@ -1,6 +1,7 @@
 import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
-import { domainOfKind } from "@/lib/domains/scope";
+import type { Grant } from "@/lib/domains/grant";
+import { domainOfKind, recordScope, scopeCondition } from "@/lib/domains/scope";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
 import type { ReviewStatus } from "./schema";
@@ -17,7 +18,12 @@ export function dbStatus(status: ReviewStatus): DbReviewStatus {
 const num = (value: bigint | null) => (value === null ? null : Number(value));
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
-export async function getReview(id: string) {
+/**
+ * A record as its page and GET /api/v1/reviews/{id} show it. `readerGrants`: whose eyes; what the
+ * record lists of other records (heldOnKey) is limited to the records they may read (ADR 0038).
+ * Whether they may read this record at all is the caller's check (mayRead).
+ */
+export async function getReview(id: string, readerGrants: readonly Grant[]) {
   const client = db();
   const record = await client.reviewRecord.findUnique({
     where: { id },
@@ -35,7 +41,7 @@ export async function getReview(id: string) {
     record.effectKey ? client.effectJournal.findUnique({ where: { effectKey: record.effectKey } }) : null,
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
     client.$queryRaw<{ text: string }[]>`SELECT message::text AS text FROM review_records WHERE id = ${id}::uuid`,
-    record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id) : [],
+    record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id, readerGrants) : [],
     operationsOfRecord(id),
     domainOfKind(record.kind),
   ]);
@@ -133,14 +139,18 @@ export async function getReview(id: string) {
   };
 }
 
-/** Other records of the same sequence key still awaiting an outcome: what else the key holds. */
-async function heldRecordsOnKey(sequenceKey: string, exceptId: string) {
+/**
+ * Other records of the same sequence key still awaiting an outcome: what else the key holds, of
+ * the records the reader may see (a scoped reader is not told other domains' record ids).
+ */
+async function heldRecordsOnKey(sequenceKey: string, exceptId: string, readerGrants: readonly Grant[]) {
+  const scope = await recordScope(readerGrants, "reviews.read");
   const rows = await db().$queryRaw<
     { id: string; sequence: bigint | null; status: ReviewStatus; category: string; reason: string }[]
   >`
     SELECT id::text AS id, sequence, status::text AS status, category::text AS category, reason FROM review_records
      WHERE sequence_key = ${sequenceKey} AND id <> ${exceptId}::uuid
-       AND status IN ('open', 'replay-scheduled', 'replaying')
+       AND status IN ('open', 'replay-scheduled', 'replaying') ${scopeCondition(scope)}
      ORDER BY sequence NULLS LAST, seq LIMIT 100`;
   return rows.map((r) => ({ ...r, sequence: num(r.sequence) }));
 }

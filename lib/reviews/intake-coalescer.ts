@@ -1,7 +1,7 @@
 import type { Actor } from "@/lib/auth/actor";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { MAX_BATCH } from "./schema";
-import type { IntakeResult, Report } from "./intake";
+import type { IntakeOutcome, IntakeResult, Report } from "./intake";
 
 // Single-record intake (POST /api/v1/reviews) joined into shared intake statements
 // (docs/decisions/0018-intake-coalescing.md). Every decision-log append holds the chain head's
@@ -14,7 +14,8 @@ import type { IntakeResult, Report } from "./intake";
 // No timer: a request that finds nothing running is sent at once, so an idle console answers as
 // fast as before; the statements grow only while requests actually queue.
 
-export type IntakeRunner = (reports: Report[], actor: Actor) => Promise<IntakeResult[]>;
+/** Each report's record, or (a scoped reporter's report not written) its refusal: the waiter's rejection. */
+export type IntakeRunner = (reports: Report[], actor: Actor) => Promise<IntakeOutcome[]>;
 
 interface Waiting {
   report: Report;
@@ -58,8 +59,9 @@ export class IntakeCoalescer {
 
   /** Records one report as `actor`; resolves with its own result once its statement committed. */
   intake(report: Report, actor: Actor): Promise<IntakeResult> {
-    // The actor is written into every row (history, log), so only one actor's reports share a statement.
-    const key = `${actor.kind}\u0000${actor.id}\u0000${actor.label}\u0000${actor.role}`;
+    // The actor is written into every row (history, log), and its grants decide which records it
+    // may join (ADR 0038), so only one actor's reports, under the same grants, share a statement.
+    const key = `${actor.kind}\u0000${actor.id}\u0000${actor.label}\u0000${actor.role}\u0000${JSON.stringify(actor.grants ?? null)}`;
     let lane = this.lanes.get(key);
     if (!lane) {
       lane = { actor, waiting: [], running: 0 };
@@ -86,7 +88,7 @@ export class IntakeCoalescer {
     this.stats.statements++;
     this.stats.reports += group.length;
     this.stats.largest = Math.max(this.stats.largest, group.length);
-    let results: IntakeResult[];
+    let results: IntakeOutcome[];
     try {
       results = await this.run(
         group.map((w) => w.report),
@@ -102,20 +104,16 @@ export class IntakeCoalescer {
         return;
       }
       this.stats.retriedAlone += group.length;
-      await Promise.all(
-        group.map((w) =>
-          this.run([w.report], actor).then(
-            ([result]) => (result ? w.resolve(result) : w.reject(new Error("intake returned nothing"))),
-            w.reject,
-          ),
-        ),
-      );
+      await Promise.all(group.map((w) => this.run([w.report], actor).then(([result]) => settle(w, result), w.reject)));
       return;
     }
-    group.forEach((w, i) => {
-      const result = results[i];
-      if (result) w.resolve(result);
-      else w.reject(new Error("intake returned nothing"));
-    });
+    group.forEach((w, i) => settle(w, results[i]));
   }
+}
+
+/** A waiter's answer: its record, the refusal of its report, or an error when nothing came back. */
+function settle(w: Waiting, outcome: IntakeOutcome | undefined): void {
+  if (!outcome) w.reject(new Error("intake returned nothing"));
+  else if ("refused" in outcome) w.reject(outcome.refused);
+  else w.resolve(outcome);
 }

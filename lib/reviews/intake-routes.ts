@@ -2,7 +2,7 @@ import { validationError } from "@/lib/http/errors";
 import { reportDomainRefusal } from "@/lib/domains/report-scope";
 import { recordForbidden, refusalBody, refusalStatus, refusedRequest } from "@/lib/http/refusal-response";
 import { apiRoute, jsonAnswer, parseJsonBody } from "@/lib/http/route";
-import { intakeReport, intakeReports, type Report } from "@/lib/reviews/intake";
+import { intakeOutcomes, intakeReport, isRefused, type Report } from "@/lib/reviews/intake";
 import { rawMessageOf, rawMessagesOfRecords } from "@/lib/reviews/raw-messages";
 import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 
@@ -20,6 +20,8 @@ export const reportReview = apiRoute("reviews.report", async ({ request, actor }
   const outside = await reportDomainRefusal(actor, data.message);
   if (outside) throw outside;
   // Joined with concurrent reports of the same actor into one statement (lib/reviews/intake-coalescer.ts).
+  // Rejects with a Refusal when a scoped reporter's message lands on another domain's record or
+  // names another domain's key (docs/decisions/0038-keys-across-domains.md); apiRoute answers it.
   const result = await intakeReport({ input: data, rawMessage }, actor);
   return jsonAnswer({ id: result.id, status: result.status, attempts: result.attempts }, result.created ? 201 : 200);
 });
@@ -55,13 +57,22 @@ export const reportReviewBatch = apiRoute("reviews.report", async ({ request, ac
     results[item.index] = { index: item.index, status: refusalStatus(outside), error: refusalBody(outside) };
   }
   const recorded = valid.length
-    ? await intakeReports(
+    ? await intakeOutcomes(
         valid.map((v) => v.report),
         actor,
       )
     : [];
-  recorded.forEach((result, i) => {
+  let written = 0;
+  for (const [i, result] of recorded.entries()) {
     const index = valid[i]!.index;
+    // Not written: another domain's record or key (ADR 0038), answered like a refused item.
+    if (isRefused(result)) {
+      if (result.refused.kind === "forbidden")
+        await recordForbidden(result.refused, refusedRequest(request, actor, route));
+      results[index] = { index, status: refusalStatus(result.refused), error: refusalBody(result.refused) };
+      continue;
+    }
+    written += 1;
     results[index] = {
       index,
       status: result.created ? 201 : 200,
@@ -69,6 +80,6 @@ export const reportReviewBatch = apiRoute("reviews.report", async ({ request, ac
       recordStatus: result.status,
       attempts: result.attempts,
     };
-  });
-  return jsonAnswer({ results, recorded: recorded.length, rejected: data.records.length - recorded.length });
+  }
+  return jsonAnswer({ results, recorded: written, rejected: data.records.length - written });
 });

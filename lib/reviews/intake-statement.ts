@@ -36,14 +36,23 @@ export interface IntakeRowInput {
 export interface IntakeRow {
   /** The report's position in its round: joined in SQL, so text the database normalises cannot mismatch. */
   ord: number;
-  id: string;
+  /** Null when the report was not written (`refused`). */
+  id: string | null;
   status: ReviewStatus;
   attempts: number;
   created: boolean;
+  /**
+   * Why a scoped reporter's report was not written (docs/decisions/0038-keys-across-domains.md):
+   * `message.id`, it would land on an active record of a domain it does not report into;
+   * `message.effectKey` / `message.sequenceKey`, another domain's records or journal entry name that key.
+   */
+  refused: "message.id" | "message.effectKey" | "message.sequenceKey" | null;
+  /** The domain of what it collided with (null: no domain, or not readable by the statement any more). */
+  other_domain: string | null;
 }
 
 /** Bump the version when the text changes: a connection keeps a name's first text. */
-export const INTAKE_STATEMENT_NAME = "review-console:intake-round:v2";
+export const INTAKE_STATEMENT_NAME = "review-console:intake-round:v3";
 
 export const INTAKE_ROUND_SQL = `
 WITH input AS (
@@ -51,12 +60,38 @@ WITH input AS (
     ord int, category "ReviewCategory", reason text, required_check text, attempts int, last_error text,
     message text, message_key text, message_id text, kind text, effect_key text, sequence_key text,
     sequence bigint, payload_schema text, source jsonb)
+), foreign_key AS (
+  -- $4: the domains a scoped reporter reports into (NULL for a global reporter, for whom this is
+  -- a one-time filter and reads nothing). A key that records, or the journal entry, of a kind
+  -- outside them already name is another domain's effect or order: such a report is not written
+  -- (ADR 0038). Distinct kinds first, the report's own kind left out (checked before it came);
+  -- no kind is attributed to no one.
+  -- (OFFSET 0 keeps the domain test from being pushed down to every row of a busy sequence key:
+  -- domain_of_kind runs once per distinct kind.)
+  SELECT i.ord, f.field, f.domain FROM input i CROSS JOIN LATERAL (
+    SELECT d.field, d.domain FROM (
+      SELECT k.field, public.domain_of_kind(k.kind) AS domain FROM (
+        SELECT 'message.effectKey' AS field, o.kind FROM review_records o
+         WHERE o.effect_key = i.effect_key AND o.kind IS NOT NULL AND o.kind IS DISTINCT FROM i.kind
+        UNION
+        SELECT 'message.sequenceKey', o.kind FROM review_records o
+         WHERE o.sequence_key = i.sequence_key AND o.kind IS NOT NULL AND o.kind IS DISTINCT FROM i.kind
+        UNION
+        SELECT 'message.effectKey', j.kind FROM effect_journal j
+         WHERE j.effect_key = i.effect_key AND j.kind IS NOT NULL AND j.kind IS DISTINCT FROM i.kind
+        OFFSET 0
+      ) k OFFSET 0
+    ) d
+    WHERE d.domain IS NULL OR NOT (d.domain = ANY($4::text[]))
+    ORDER BY 1 LIMIT 1
+  ) f
+  WHERE $4::text[] IS NOT NULL
 ), up AS (
   INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, message,
       message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
   SELECT category, reason, required_check, attempts, last_error, message::json,
       message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source
-    FROM input ORDER BY ord
+    FROM input WHERE NOT EXISTS (SELECT 1 FROM foreign_key f WHERE f.ord = input.ord) ORDER BY ord
   ON CONFLICT (message_key) WHERE status IN ('open', 'replay-scheduled', 'replaying')
   DO UPDATE SET
       -- Every report is at least one more failed attempt, even when the consumer's own
@@ -71,6 +106,11 @@ WITH input AS (
       last_seen_at = now(),
       updated_at = now(),
       version = r.version + 1
+    -- A scoped reporter joins only a record it could have reported (ADR 0038): of its domains'
+    -- kinds, or of no kind. Read on the row the insert conflicted with, locked, newest version:
+    -- no concurrent change slips between this check and the update. A row it may not join is
+    -- left as it is and returns nothing.
+    WHERE $4::text[] IS NULL OR r.kind IS NULL OR public.domain_of_kind(r.kind) = ANY($4::text[])
   RETURNING r.id, r.message_key, r.status::text AS status, r.attempts, r.effect_key, (r.xmax = 0) AS created
 ), history AS (
   INSERT INTO review_history (review_id, actor, action, to_status, reason, details)
@@ -87,14 +127,28 @@ WITH input AS (
                             'kind', i.kind, 'source', i.source)
     FROM up JOIN input i USING (message_key) ORDER BY i.ord
 )
-SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created FROM up JOIN input i USING (message_key)`;
+SELECT i.ord, up.id::text AS id, up.status, up.attempts, up.created,
+       CASE WHEN f.ord IS NOT NULL THEN f.field WHEN up.id IS NULL THEN 'message.id' END AS refused,
+       CASE WHEN f.ord IS NOT NULL THEN f.domain
+            WHEN up.id IS NULL THEN (SELECT public.domain_of_kind(o.kind) FROM review_records o
+                                      WHERE o.message_key = i.message_key
+                                        AND o.status IN ('open', 'replay-scheduled', 'replaying') LIMIT 1)
+       END AS other_domain
+  FROM input i LEFT JOIN up ON up.message_key = i.message_key LEFT JOIN foreign_key f ON f.ord = i.ord`;
 
-/** The statement for `rows` as `actor`, as node-postgres takes it. */
-export function intakeRoundQuery(rows: IntakeRowInput[], actor: Actor): pg.QueryConfig<unknown[]> {
+/**
+ * The statement for `rows` as `actor`, as node-postgres takes it. `domains`: the domains a
+ * scoped reporter reports into, or null for a global one (lib/reviews/cross-domain.ts).
+ */
+export function intakeRoundQuery(
+  rows: IntakeRowInput[],
+  actor: Actor,
+  domains: readonly string[] | null,
+): pg.QueryConfig<unknown[]> {
   return {
     name: INTAKE_STATEMENT_NAME,
     text: INTAKE_ROUND_SQL,
-    values: [JSON.stringify(rows), actor.label, actor.role],
+    values: [JSON.stringify(rows), actor.label, actor.role, domains],
   };
 }
 
@@ -103,7 +157,8 @@ export async function runIntakeRound(
   client: Pick<pg.Pool, "query"> | Pick<pg.PoolClient, "query">,
   rows: IntakeRowInput[],
   actor: Actor,
+  domains: readonly string[] | null,
 ): Promise<IntakeRow[]> {
-  const result = await client.query<IntakeRow>(intakeRoundQuery(rows, actor));
+  const result = await client.query<IntakeRow>(intakeRoundQuery(rows, actor, domains));
   return result.rows;
 }

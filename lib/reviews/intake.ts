@@ -5,6 +5,8 @@ import { db, dbPool } from "@/lib/db/client";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import type { Actor } from "@/lib/auth/actor";
 import { countDecisions } from "@/lib/metrics/decisions";
+import type { Refusal } from "@/lib/domain/refusal";
+import { keyInOtherDomain, landedOutsideDomain, reporterDomains } from "./cross-domain";
 import { IntakeCoalescer } from "./intake-coalescer";
 import { type IntakeRow, type IntakeRowInput, intakeRoundQuery, runIntakeRound } from "./intake-statement";
 import type { ReportInput, ReviewStatus } from "./schema";
@@ -15,6 +17,20 @@ export interface IntakeResult {
   /** true when this report created the record, false when it joined an active one. */
   created: boolean;
   attempts: number;
+}
+
+/**
+ * A report the statement did not write, and why: a scoped reporter's report that would have
+ * changed another domain's record or shared its key (docs/decisions/0038-keys-across-domains.md).
+ */
+export interface IntakeRefused {
+  refused: Refusal;
+}
+
+export type IntakeOutcome = IntakeResult | IntakeRefused;
+
+export function isRefused(outcome: IntakeOutcome): outcome is IntakeRefused {
+  return "refused" in outcome;
 }
 
 // B-tree entries are limited to about 2.7 kB; keys longer than this are indexed by a prefix.
@@ -96,7 +112,7 @@ type Queryable = Parameters<typeof runIntakeRound>[0];
 
 /** The statement of one round of `reports` (distinct messages), for the benchmarks. */
 export function intakeRoundQueryOf(reports: Report[], actor: Actor): pg.QueryConfig<unknown[]> {
-  return intakeRoundQuery(reports.map(prepare).map(inputRow), actor);
+  return intakeRoundQuery(reports.map(prepare).map(inputRow), actor, reporterDomains(actor));
 }
 
 /** One round (lib/reviews/intake-statement.ts): each report's row, by its position in the round. */
@@ -104,8 +120,9 @@ async function intakeRound(
   client: Queryable,
   reports: PreparedReport[],
   actor: Actor,
+  domains: readonly string[] | null,
 ): Promise<Map<number, IntakeRow>> {
-  const rows = await runIntakeRound(client, reports.map(inputRow), actor);
+  const rows = await runIntakeRound(client, reports.map(inputRow), actor, domains);
   return new Map(rows.map((row) => [row.ord, row]));
 }
 
@@ -131,21 +148,42 @@ function rounds(prepared: PreparedReport[]): { report: PreparedReport; index: nu
   return out;
 }
 
-/** Records reports: all of them or, on an unexpected error, none. */
-export async function intakeReports(inputs: Report[], actor: Actor): Promise<IntakeResult[]> {
+/** What became of one report: its record, or the refusal of a report that was not written. */
+function outcomeOf(row: IntakeRow, report: PreparedReport, domains: readonly string[] | null): IntakeOutcome {
+  if (row.refused === null && row.id !== null) {
+    return { id: row.id, status: row.status, created: row.created, attempts: row.attempts };
+  }
+  if (row.refused === "message.id" || row.refused === null) {
+    // The statement reads the collided record's domain after the fact; a record too fresh for its
+    // snapshot is "another domain".
+    return { refused: landedOutsideDomain(domains ?? [], row.other_domain ?? undefined) };
+  }
+  const field = row.refused === "message.effectKey" ? "effectKey" : "sequenceKey";
+  const key = field === "effectKey" ? report.keys.effectKey : report.keys.sequenceKey;
+  return { refused: keyInOtherDomain(field, key ?? "", row.other_domain, row.refused) };
+}
+
+/**
+ * Records reports: all of them or, on an unexpected error, none. A scoped reporter's report that
+ * would change another domain's record or share its key is not written and comes back refused
+ * (the others are written).
+ */
+export async function intakeOutcomes(inputs: Report[], actor: Actor): Promise<IntakeOutcome[]> {
   const plan = rounds(inputs.map(prepare));
-  const results: IntakeResult[] = new Array(inputs.length);
+  const domains = reporterDomains(actor);
+  const results: IntakeOutcome[] = new Array(inputs.length);
   const run = async (client: Queryable) => {
     for (const round of plan) {
       const rows = await intakeRound(
         client,
         round.map((item) => item.report),
         actor,
+        domains,
       );
       for (const [ord, item] of round.entries()) {
         const row = rows.get(ord);
         if (!row) throw new Error(`intake returned no row for ${item.report.messageKey}`);
-        results[item.index] = { id: row.id, status: row.status, created: row.created, attempts: row.attempts };
+        results[item.index] = outcomeOf(row, item.report, domains);
       }
     }
   };
@@ -153,10 +191,22 @@ export async function intakeReports(inputs: Report[], actor: Actor): Promise<Int
   if (plan.length === 1) await run(dbPool());
   else await inTransaction(run);
   // One log entry per report, as the statements' `logged` CTE wrote them; committed by now.
-  const created = results.filter((result) => result.created).length;
+  const written = results.filter((result): result is IntakeResult => !isRefused(result));
+  const created = written.filter((result) => result.created).length;
   countDecisions(db(), "review.reported", created);
-  countDecisions(db(), "review.reported-again", results.length - created);
+  countDecisions(db(), "review.reported-again", written.length - created);
   return results;
+}
+
+/**
+ * intakeOutcomes for reporters that are never refused: the system's own actors and global tokens
+ * (the seed, the in-process worker, benches). A refused report would throw its Refusal after the
+ * others were written.
+ */
+export async function intakeReports(inputs: Report[], actor: Actor): Promise<IntakeResult[]> {
+  const outcomes = await intakeOutcomes(inputs, actor);
+  for (const outcome of outcomes) if (isRefused(outcome)) throw outcome.refused;
+  return outcomes as IntakeResult[];
 }
 
 /** `body` on one connection between BEGIN and COMMIT; ROLLBACK when it throws. */
@@ -186,12 +236,13 @@ const shared = globalThis as unknown as { reviewConsoleIntakeCoalescer?: IntakeC
 
 /** The process's coalescer of single-record intake (lib/reviews/intake-coalescer.ts). */
 export function intakeCoalescer(): IntakeCoalescer {
-  return (shared.reviewConsoleIntakeCoalescer ??= new IntakeCoalescer(intakeReports));
+  return (shared.reviewConsoleIntakeCoalescer ??= new IntakeCoalescer(intakeOutcomes));
 }
 
 /**
  * Records one report as intakeReports would, but shares its statement with the same actor's
  * reports that arrive at the same time: same records, history and log entries, fewer commits.
+ * A report intakeOutcomes refuses rejects with its Refusal.
  */
 export function intakeReport(report: Report, actor: Actor): Promise<IntakeResult> {
   return intakeCoalescer().intake(report, actor);

@@ -5,7 +5,8 @@ import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { type ActionRequest, actionRefusal } from "../action-rules";
+import { ACTION_RULES, type ActionRequest, type AnyActionName, actionRefusal } from "../action-rules";
+import { sharedKeyRefusal } from "../cross-domain";
 import { dbStatus } from "../detail";
 import type { ReviewStatus } from "../schema";
 import { markOperationItems } from "@/lib/operations/items-state";
@@ -123,6 +124,12 @@ export async function performActionInTx(
   if (refusal) {
     throw conflict("not-allowed", `${request.action} is not possible on a ${record.status} ${record.category} record`);
   }
+  // A scoped actor changes no journal or sequence state another domain's record depends on
+  // (docs/decisions/0038-keys-across-domains.md); a global actor is never asked.
+  if (KEY_ACTIONS.has(request.action)) {
+    const shared = await sharedKeyRefusal(tx, record, grants, ACTION_RULES[request.action].permission);
+    if (shared) throw shared;
+  }
   const held = context.approvalGate ? await context.approvalGate.needed(tx, record, request) : null;
   if (held) {
     // Tried and undone: a request that could not run (the gap closed, the effect is applied) is
@@ -173,6 +180,22 @@ export async function performActionInTx(
   return { ok: true, replayId: change.replayId };
 }
 
+/**
+ * Actions that write the record's journal entry or its key's sequence, or let a replay run that
+ * will (replay, correct-and-replay, run-now, reschedule). A note, an assignment and withdrawing a
+ * scheduled replay change neither.
+ */
+const KEY_ACTIONS: ReadonlySet<AnyActionName> = new Set<AnyActionName>([
+  "replay",
+  "correct-and-replay",
+  "cancel",
+  "confirm-applied",
+  "confirm-not-applied",
+  "skip-gap",
+  "run-now",
+  "reschedule",
+]);
+
 async function apply(
   tx: Tx,
   record: LockedRecord,
@@ -209,6 +232,9 @@ async function apply(
         },
       });
       await fillMissingKeys(tx, record, corrected.envelope);
+      // Keys the correction supplied are checked as the record's own were (ADR 0038).
+      const shared = await sharedKeyRefusal(tx, record, grantsOf(actor), ACTION_RULES[request.action].permission);
+      if (shared) throw shared;
       const replay = await scheduleReplay(tx, record, actor, {
         runAt: request.runAt,
         revisionNumber: number,
