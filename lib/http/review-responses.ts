@@ -1,4 +1,5 @@
 import { Refusal } from "@/lib/domain/refusal";
+import type { Grant } from "@/lib/domains/grant";
 import { getReview, type ReviewDetail } from "@/lib/reviews/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";
 import { stringifyWithRaw } from "@review-console/contract";
@@ -19,8 +20,8 @@ export function detailResponse(record: ReviewDetail): Response {
  * so that after a conflict nobody overwrites blind. Its `message` is parsed here for the
  * client's convenience; `messageText` keeps the exact text.
  */
-export async function withFreshRecord(refusal: Refusal, id: string): Promise<Refusal> {
-  const fresh = await getReview(id);
+export async function withFreshRecord(refusal: Refusal, id: string, reader: readonly Grant[]): Promise<Refusal> {
+  const fresh = await getReview(id, reader);
   if (!fresh) return refusal;
   return new Refusal(refusal.kind, refusal.code, refusal.message, {
     issues: refusal.issues,

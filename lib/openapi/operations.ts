@@ -836,7 +836,8 @@ const SERVICE: ApiOperation[] = [
     operationId: "getMetrics",
     summary: "Prometheus metrics",
     description:
-      "Open records by category and reason, oldest open age, actions by type, replays by outcome, request durations.",
+      "Open records by category and reason, oldest open age, actions by type, replays by outcome, request durations. " +
+      "Counts of every domain: a token or person scoped to domains gets 403 (ADR 0030).",
     tag: "Service",
     access: { kind: "permission", permission: "metrics.read" },
     answers: {

@@ -1,5 +1,6 @@
 import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
+import type { Grant } from "@/lib/domains/grant";
 import { domainOfKind } from "@/lib/domains/scope";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
@@ -17,7 +18,8 @@ export function dbStatus(status: ReviewStatus): DbReviewStatus {
 const num = (value: bigint | null) => (value === null ? null : Number(value));
 const iso = (value: Date | null) => (value === null ? null : value.toISOString());
 
-export async function getReview(id: string) {
+/** The record with everything its page shows; its operations as far as `reader` may open them. */
+export async function getReview(id: string, reader: readonly Grant[]) {
   const client = db();
   const record = await client.reviewRecord.findUnique({
     where: { id },
@@ -36,7 +38,7 @@ export async function getReview(id: string) {
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
     client.$queryRaw<{ text: string }[]>`SELECT message::text AS text FROM review_records WHERE id = ${id}::uuid`,
     record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id) : [],
-    operationsOfRecord(id),
+    operationsOfRecord(id, reader),
     domainOfKind(record.kind),
   ]);
   // Ready (docs/operations.md, "Gap release"): the same rule as the list's `readyCondition`, from

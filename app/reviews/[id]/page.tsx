@@ -21,7 +21,7 @@ export const metadata: Metadata = { title: "Review record · Review Console" };
 /** The record as GET /api/v1/reviews/{id} answers it, so the browser's refreshes find the same shape. */
 async function loadDetail(id: string, grants: readonly Grant[]): Promise<ReviewDetail | null> {
   if (!isUuid(id)) return null;
-  const record = await getReview(id);
+  const record = await getReview(id, grants);
   // A record outside the person's domains is not there for them: the same not-found page (ADR 0030).
   if (!record || !mayRead(grants, record.domain)) return null;
   return withParsedMessage(record);

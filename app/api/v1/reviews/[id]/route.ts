@@ -11,7 +11,7 @@ import { getReview } from "@/lib/reviews/detail";
 export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params, actor }) => {
   const grants = grantsOf(actor);
   // Anything that is not a UUID cannot name a record: a 404, not a database type error.
-  const record = isUuid(params.id) ? await getReview(params.id) : null;
+  const record = isUuid(params.id) ? await getReview(params.id, grants) : null;
   // A record outside the caller's domains is answered exactly as an unknown id (ADR 0030).
   if (!record || !mayRead(grants, record.domain)) {
     // An archived record is gone from the live tables: the 404 names its archive file, to those

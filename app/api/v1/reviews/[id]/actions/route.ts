@@ -1,3 +1,4 @@
+import { grantsOf } from "@/lib/auth/actor";
 import { recordApprovalGate } from "@/lib/approvals/gates";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, Refusal } from "@/lib/domain/refusal";
@@ -19,10 +20,11 @@ export const POST = apiRoute<{ id: string }>("reviews.act", async ({ request, ac
     if (outcome.approval) return Response.json({ approval: outcome.approval }, { status: 202 });
   } catch (error) {
     // With a conflict the client gets the record as it is now, so nobody overwrites blind.
-    if (error instanceof Refusal && error.kind === "conflict") throw await withFreshRecord(error, params.id);
+    if (error instanceof Refusal && error.kind === "conflict")
+      throw await withFreshRecord(error, params.id, grantsOf(actor));
     throw error;
   }
-  const record = await getReview(params.id);
+  const record = await getReview(params.id, grantsOf(actor));
   if (!record) throw new Error(`record ${params.id} vanished after an action`);
   return detailResponse(record);
 });
