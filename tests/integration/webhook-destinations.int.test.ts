@@ -167,6 +167,14 @@ describe("each delivery", () => {
     expect(attempt.status).toBeNull();
     expect(attempt.error).toMatch(new RegExp(`^${name} resolves to 127\\.0\\.0\\.1 is a loopback`));
     expect(received.filter((path) => path === `/rebind-${t}`)).toEqual([]);
+
+    // Once the range is allowed (a receiver on premises), the name's checked address is connected to.
+    vi.stubEnv("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8");
+    dnsAnswers.set(name, ["127.0.0.1"]);
+    await sql(`DELETE FROM webhook_attempts`);
+    await sql(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE endpoint_id = $1`, [webhook.id]);
+    expect(await firstAttempt(webhook.id)).toEqual({ status: 200, error: null });
+    expect(received.filter((path) => path === `/rebind-${t}`)).toHaveLength(1);
   });
 
   it("refuses an internal address written in a stored URL (added while allowed), and sends to it when allowed", async () => {
