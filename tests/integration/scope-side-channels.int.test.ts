@@ -71,6 +71,13 @@ describe("q on the list, for a caller of one domain", () => {
       path: `/api/v1/reviews?q=${encodeURIComponent(key)}`,
     });
     expect(global.body.items.map((i: { kind: string }) => i.kind)).toEqual(["invoice.send"]);
+    // A bulk operation over the same filter selects what the list showed the caller.
+    const operation = await call(createOperationRoute, {
+      token: owner,
+      body: { action: "note", reason: "q", selection: { type: "filter", filter: { q: key } } },
+    });
+    expect(operation.status).toBe(201);
+    expect(operation.body.total).toBe(1);
   });
 });
 
