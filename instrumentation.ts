@@ -8,6 +8,9 @@ export async function register(): Promise<void> {
   // failing each sign-in later (docs/decisions/0036-single-sign-on.md).
   const { checkSignInConfigOrExit } = await import("./lib/auth/oidc-startup");
   checkSignInConfigOrExit();
+  // WEBHOOK_ALLOWED_NETWORKS: a bad entry stops the start, named (docs/deploy.md).
+  const { checkAllowedNetworksOrExit } = await import("./lib/notifications/destination");
+  checkAllowedNetworksOrExit();
   if (process.env.OPERATIONS_DISPATCHER !== "off") {
     const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
     startConsoleDispatcher();

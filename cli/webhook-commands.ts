@@ -1,6 +1,6 @@
 import { type Command, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/auth/actor-ref";
-import { createWebhookSchema, WEBHOOK_FORMATS } from "@/lib/notifications/endpoint-schema";
+import { createWebhookSchema, removeWebhookSchema, WEBHOOK_FORMATS } from "@/lib/notifications/endpoint-schema";
 import { addWebhook, listWebhooks, removeWebhook } from "@/lib/notifications/endpoints";
 import type { WithDatabase } from "./audit-commands";
 import { printTable } from "./table";
@@ -30,7 +30,7 @@ export function registerWebhookCommands(
     .addOption(new Option("--format <format>", "payload format").choices(WEBHOOK_FORMATS).default("standard"))
     .option("--open-above <n>", "fire open.above when more than n records are open")
     .option("--oldest-above <seconds>", "fire oldest-open.above when the oldest open record is older")
-    .option("--reason <text>", "why, for the decision log")
+    .requiredOption("--reason <text>", "why, for the decision log")
     .action(
       async (options: {
         url: string;
@@ -39,7 +39,7 @@ export function registerWebhookCommands(
         format: string;
         openAbove?: string;
         oldestAbove?: string;
-        reason?: string;
+        reason: string;
       }) => {
         const parsed = createWebhookSchema.safeParse({
           url: options.url,
@@ -48,7 +48,7 @@ export function registerWebhookCommands(
           format: options.format,
           openAbove: wholeNumber("open-above", options.openAbove, fail),
           oldestOpenAboveSeconds: wholeNumber("oldest-above", options.oldestAbove, fail),
-          ...(options.reason !== undefined ? { reason: options.reason } : {}),
+          reason: options.reason,
         });
         if (!parsed.success) {
           const issue = parsed.error.issues[0]!;
@@ -91,10 +91,12 @@ export function registerWebhookCommands(
     .command("remove")
     .description("remove an endpoint and its deliveries")
     .argument("<id>", "the endpoint's id (from `webhook list`)")
-    .option("--reason <text>", "why, for the decision log")
-    .action(async (id: string, options: { reason?: string }) => {
+    .requiredOption("--reason <text>", "why, for the decision log")
+    .action(async (id: string, options: { reason: string }) => {
+      const parsed = removeWebhookSchema.safeParse({ reason: options.reason });
+      if (!parsed.success) throw fail(`reason: ${parsed.error.issues[0]!.message}`);
       await withDatabase(async () => {
-        const removed = await removeWebhook(id, options.reason, CLI_ACTOR);
+        const removed = await removeWebhook(id, parsed.data.reason, CLI_ACTOR);
         console.log(`webhook ${removed.id} (${removed.url}) removed`);
       });
     });

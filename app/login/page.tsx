@@ -16,6 +16,9 @@ function ssoMessage(error: string, providerName: string): string {
     return `Your groups at ${providerName} give you no role in the Review Console. Ask an admin.`;
   }
   if (error === "BANNED_USER") return "This account is disabled. Ask an admin.";
+  if (error === "PASSWORD_ACCOUNT_NOT_LINKED") {
+    return "This email belongs to a person who signs in with a password. Sign in with it, or ask an admin.";
+  }
   if (error === "access_denied") return `Signing in at ${providerName} was cancelled.`;
   return `Single sign-on failed (${error.slice(0, 80)}). Try again, or ask an admin.`;
 }

@@ -23,7 +23,8 @@ import { signInLimitAfter, signInLimitBefore } from "./sign-in-limit";
 
 export const AUTH_BASE_PATH = "/api/auth";
 /**
- * The login rule per client address: this many attempts per window (seconds), then 429. Without
+ * The login rule per client address: this many failed attempts per window (seconds), then 429
+ * (an attempt counts while it runs; a success gives its place back: ./sign-in-limit.ts). Without
  * TRUSTED_PROXIES every direct client shares one address (see clientAddressOptions). The rule
  * per email address is SIGN_IN_ACCOUNT_LIMIT in ./sign-in-limit.ts.
  */

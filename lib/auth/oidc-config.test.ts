@@ -53,6 +53,7 @@ describe("parseGroupGrants", () => {
     ["rc-x=boss@payments", "not a role of people"],
     ["rc-x=owner@Payments!", "not a domain name"],
     ["rc-x=owner@", "not a domain name"],
+    ["rc-x=owner@payments,rc-admins=admin@payments", '"rc-admins=admin@payments": admin is held in every domain'],
   ])("refuses %j, naming OIDC_GROUP_GRANTS", (text, message) => {
     expect(() => parseGroupGrants(text)).toThrow(message);
     expect(settingOf(() => parseGroupGrants(text))).toBe("OIDC_GROUP_GRANTS");
@@ -116,6 +117,10 @@ describe("passwordSignInEnabled", () => {
   it("checkSignInConfig checks both", () => {
     expect(() => checkSignInConfig({ ...complete, PASSWORD_SIGN_IN: "off" })).not.toThrow();
     expect(settingOf(() => checkSignInConfig({ ...complete, OIDC_GROUP_GRANTS: "x" }))).toBe("OIDC_GROUP_GRANTS");
+    // An admin of one domain, which the API and the CLI refuse to grant, stops the start too.
+    expect(() => checkSignInConfig({ ...complete, OIDC_GROUP_GRANTS: "rc-pay-admins=admin@payments" })).toThrow(
+      'OIDC_GROUP_GRANTS: "rc-pay-admins=admin@payments": admin is held in every domain',
+    );
   });
 });
 

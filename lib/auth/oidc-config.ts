@@ -1,3 +1,4 @@
+import { GLOBAL_ONLY_ROLES } from "@/lib/domains/scope-rules";
 import { isPersonRole, type PersonRole } from "./person-roles";
 
 // Single sign-on settings (docs/decisions/0036-single-sign-on.md), read from the environment.
@@ -79,6 +80,14 @@ export function parseGroupGrants(text: string, setting = "OIDC_GROUP_GRANTS"): M
     }
     if (domain !== null && !DOMAIN_NAME.test(domain)) {
       throw new ConfigError(setting, `"${domain}" (for group ${group}) is not a domain name (a-z, 0-9, -)`);
+    }
+    // The rule the API and the CLI apply to a grant (lib/domains/scope-rules.ts): an admin of
+    // one domain could grant themselves anything anywhere.
+    if (domain !== null && GLOBAL_ONLY_ROLES.includes(role)) {
+      throw new ConfigError(
+        setting,
+        `"${pair}": ${role} is held in every domain or not at all; write ${group}=${role} without a domain`,
+      );
     }
     const list = grants.get(group) ?? [];
     if (!list.some((g) => g.role === role && g.domain === domain)) list.push({ role, domain });

@@ -22,6 +22,8 @@ import { DISABLED_MESSAGE } from "./admin-plugin";
 // Better Auth hands to all three within one callback request.
 
 export const NO_GRANTS_CODE = "NO_GRANTS";
+/** The refusal to link single sign-on to a person who signs in with a password. */
+export const PASSWORD_ACCOUNT_CODE = "PASSWORD_ACCOUNT_NOT_LINKED";
 
 const decided = new WeakMap<object, GroupGrant[]>();
 
@@ -65,9 +67,35 @@ export function oidcValidateUserInfo(config: OidcConfig) {
       const person = await db().user.findUnique({ where: { id: data.user.id }, select: { banned: true } });
       if (person?.banned) return { error: "BANNED_USER", errorDescription: DISABLED_MESSAGE };
     }
+    // Linking the provider's identity to an existing person by email: never to one who has a
+    // password (a break-glass admin, anyone made with `user add --password`). Whoever controls
+    // that email at the provider would otherwise own the account and its grants. An admin moves
+    // such a person to single sign-on by clearing the password (`user reset-password`).
+    if (typeof data.user.id === "string" && data.source.action === "link-account") {
+      if (await hasPassword(data.user.id)) {
+        log.warn(
+          { userId: data.user.id, email: String(data.user.email ?? "") },
+          "single sign-on refused: the person with this email signs in with a password; not linked",
+        );
+        return {
+          error: PASSWORD_ACCOUNT_CODE,
+          errorDescription:
+            "This email belongs to a person who signs in with a password. Sign in with it, or ask an admin.",
+        };
+      }
+    }
     decided.set(ctx, grants);
     return undefined;
   };
+}
+
+/** Whether the person has a password to sign in with (a credential account holding a hash). */
+async function hasPassword(userId: string): Promise<boolean> {
+  const found = await db().account.findFirst({
+    where: { userId, providerId: "credential", password: { not: null } },
+    select: { id: true },
+  });
+  return found !== null;
 }
 
 /** The hooks that give a new person their headline role and sync grants at each SSO sign-in. */

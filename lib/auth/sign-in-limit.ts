@@ -7,7 +7,9 @@ import { log } from "@/lib/log";
 // The per-account login limit (docs/decisions/0006-authentication.md): failed sign-ins are
 // counted per email address in PostgreSQL (`sign_in_failures`), so no header a client sends,
 // and no number of client addresses, buys more guesses at one password. Better Auth's own
-// limiter (per client address, `rate_limits`) runs first and stays as it is.
+// limiter (per client address, `rate_limits`) runs first and counts every attempt while it runs;
+// a success gives its place back (refundAddressAttempt), so that limit counts failures only and
+// an office behind one address can sign in all at once.
 
 /** At most `max` failed sign-ins per email address per window (seconds), then 429. */
 export const SIGN_IN_ACCOUNT_LIMIT = { window: 15 * 60, max: 10 } as const;
@@ -77,6 +79,24 @@ async function admit(email: string, clientIp: string | null): Promise<void> {
   throw new APIError("SERVICE_UNAVAILABLE", { message: "Signing in is busy. Try again in a moment." });
 }
 
+/**
+ * Better Auth's rate-limit key for this path and client address (its createRateLimitKey; with no
+ * address, its shared bucket `no-trusted-ip`). The tests read the same key.
+ */
+function addressKey(clientIp: string | null): string {
+  return `${clientIp ?? "no-trusted-ip"}|${SIGN_IN_PATH}`;
+}
+
+/**
+ * A success takes its own attempt back off the client address's count: the per-address limit
+ * is for guesses, and a correct password is none. Attempts still count while they run, so a
+ * burst of parallel guesses gets no more through than before.
+ */
+async function refundAddressAttempt(clientIp: string | null): Promise<void> {
+  await db().$executeRaw`
+    UPDATE "rate_limits" SET "count" = "count" - 1 WHERE "key" = ${addressKey(clientIp)} AND "count" > 0`;
+}
+
 /** A success clears the address's failures (no one else's), and rows of windows long over. */
 async function clearFailures(email: string): Promise<void> {
   await db().$executeRaw`
@@ -141,7 +161,10 @@ export const signInLimitBefore = createAuthMiddleware(async (ctx) => {
   await admit(email, clientIpOf(ctx));
 });
 
-/** Better Auth `hooks.after`: a session clears the address's failures; anything else is one. */
+/**
+ * Better Auth `hooks.after`: a session clears the email's failures and gives the client address
+ * its attempt back; anything else is a failure of both.
+ */
 export const signInLimitAfter = createAuthMiddleware(async (ctx) => {
   if (ctx.path !== SIGN_IN_PATH) return;
   const email = emailOf(ctx.body);
@@ -149,8 +172,10 @@ export const signInLimitAfter = createAuthMiddleware(async (ctx) => {
   const returned: unknown = ctx.context.returned;
   const failed = isAPIError(returned) || returned instanceof Error || returned == null;
   try {
-    if (!failed) await clearFailures(email);
-    else await recordFailure(email, clientIpOf(ctx), isAPIError(returned) ? returned.statusCode : null);
+    if (!failed) {
+      await clearFailures(email);
+      await refundAddressAttempt(clientIpOf(ctx));
+    } else await recordFailure(email, clientIpOf(ctx), isAPIError(returned) ? returned.statusCode : null);
   } catch (err) {
     // The answer (a session, or a 401) stands; the count was already taken before the attempt.
     log.error({ err, email }, "sign-in limit: could not record the outcome");

@@ -6,10 +6,12 @@ import type { Grant } from "./grant";
  * Which permissions a grant in one domain cannot carry (docs/decisions/0030-domain-enforcement.md).
  * The decision log is one hash chain over every domain and cannot be cut by domain without
  * breaking what makes it verifiable: reading it (and its exports) takes a global grant. A scoped
- * person still sees a record's own history on the record's page. No server imports here: the
- * console's navigation reads the same rule.
+ * person still sees a record's own history on the record's page. The metrics (GET /api/metrics)
+ * are counts over every domain and this process's own counters, which no domain owns: a scoped
+ * identity gets 403 rather than other domains' counts. No server imports here: the console's
+ * navigation reads the same rule.
  */
-export const GLOBAL_ONLY_PERMISSIONS: readonly Permission[] = ["audit.read", "users.manage"];
+export const GLOBAL_ONLY_PERMISSIONS: readonly Permission[] = ["audit.read", "users.manage", "metrics.read"];
 
 /**
  * Roles that are held in every domain or not at all: an admin manages people, grants and tokens

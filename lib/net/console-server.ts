@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import next from "next";
+import { consoleIsHttps } from "@/lib/http/https";
+import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
 import { type FastPathAddress, fastPathEnabled, fastRoute, serveFastPath } from "./intake-fast-path";
 import { PEER_ADDRESS_HEADER, PEER_HEADER_FLAG } from "./peer-address";
 
@@ -42,8 +44,35 @@ export async function startConsoleServer(options: ConsoleServerOptions): Promise
   return server;
 }
 
+/** The methods the console serves (pages, route handlers, Better Auth, CORS preflights). */
+const SERVED_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 /**
- * What the server does with each request: the socket's address goes on as a header, then bearer
+ * 405 for any other method, with the security headers every answer carries. Next cannot answer
+ * TRACE, TRACK or CONNECT at all (a fetch Request refuses them, so proxy.ts never runs: a 500
+ * without headers), and no path serves any other method.
+ */
+function methodNotAllowed(req: IncomingMessage, res: ServerResponse): void {
+  // Over https as Next would tell: the proxy's X-Forwarded-Proto (the console serves plain http).
+  const proto = req.headers["x-forwarded-proto"];
+  const https = consoleIsHttps(new Headers(typeof proto === "string" ? { "x-forwarded-proto": proto } : {}));
+  const body = JSON.stringify({
+    error: { code: "method-not-allowed", message: `${req.method} is not served here` },
+  });
+  res.writeHead(405, {
+    ...baseSecurityHeaders({ https }),
+    "content-security-policy": API_POLICY,
+    allow: [...SERVED_METHODS].join(", "),
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
+  // The request's body, if any, is not read: the connection closes after the answer.
+  res.shouldKeepAlive = false;
+  res.end(body);
+}
+
+/**
+ * What the server does with each request: an unserved method gets 405 here, the socket's address goes on as a header, then bearer
  * intake takes the fast path (when `fastPath`), everything else goes to `next` (Next's handler).
  */
 export function consoleRequestListener(
@@ -51,6 +80,7 @@ export function consoleRequestListener(
   options: FastPathAddress & { fastPath: boolean },
 ): RequestListener {
   return (req, res) => {
+    if (!SERVED_METHODS.has(req.method ?? "")) return methodNotAllowed(req, res);
     // Node lower-cases header names; a client's own copy (in any case, any number) is dropped.
     req.headers[PEER_ADDRESS_HEADER] = req.socket.remoteAddress ?? "";
     const route = options.fastPath ? fastRoute(req) : undefined;

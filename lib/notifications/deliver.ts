@@ -2,6 +2,7 @@ import { Webhook } from "standardwebhooks";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { processMetrics } from "@/lib/metrics/process";
+import { postOnce } from "./post";
 import { openSecret } from "./secret-box";
 import { slackPayload } from "./slack";
 
@@ -30,9 +31,6 @@ export const DEFAULT_DELIVERY_OPTIONS: DeliveryOptions = {
   maxDelayMs: 3_600_000,
   concurrency: 4,
 };
-
-/** How much of an answer is kept: enough to see what went wrong. */
-const EXCERPT_CHARS = 300;
 
 /** Delay before attempt `attempt + 1`: base * 2^(attempt - 1), capped, times 0.5 to 1 (jitter). */
 export function retryDelayMs(
@@ -86,28 +84,8 @@ export async function claimDeliveries(
 export interface AttemptResult {
   status: number | null;
   error: string | null;
-  excerpt: string | null;
   durationMs: number;
   startedAt: Date;
-}
-
-/** Reads at most `chars` characters of the answer, then stops reading. */
-async function excerptOf(response: Response, chars: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let text = "";
-  try {
-    while (text.length < chars) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      text += decoder.decode(value, { stream: true });
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  // Control characters would garble a terminal or a log line; the console renders it as text.
-  return text.slice(0, chars).replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "\uFFFD");
 }
 
 /** The request of one attempt: the body and headers the format says. */
@@ -137,25 +115,18 @@ export async function attemptDelivery(
   const startedAt = new Date();
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
   try {
     const { body, headers } = requestOf(delivery, startedAt);
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = stop ? AbortSignal.any([timeout, stop]) : timeout;
-    // Redirects are not followed: the admin chose this URL, not wherever it points next.
-    const response = await fetch(delivery.url, { method: "POST", body, headers, signal, redirect: "manual" });
-    const excerpt = await Promise.race([
-      excerptOf(response, EXCERPT_CHARS),
-      new Promise<string>((resolve) => signal.addEventListener("abort", () => resolve(""), { once: true })),
-    ]);
-    return { status: response.status, error: null, excerpt, durationMs: elapsed(), startedAt };
+    // Redirects are not followed: the admin chose this URL, not wherever it points next. Only the
+    // status is kept (an endpoint inside a network must not become readable through the console).
+    const status = await postOnce(delivery.url, body, headers, signal);
+    return { status, error: null, durationMs: elapsed(), startedAt };
   } catch (error) {
     if (stop?.aborted) return null;
-    const name = (error as Error).name;
-    const message =
-      name === "TimeoutError"
-        ? `no answer within ${options.timeoutMs} ms`
-        : String((error as Error).cause ?? (error as Error).message);
-    return { status: null, error: message.slice(0, 500), excerpt: null, durationMs: elapsed(), startedAt };
+    const message = timeout.aborted ? `no answer within ${options.timeoutMs} ms` : (error as Error).message;
+    return { status: null, error: message.slice(0, 500), durationMs: elapsed(), startedAt };
   }
 }
 
@@ -172,9 +143,9 @@ export async function recordAttempt(
   const delayMs = outcome === "retrying" ? retryDelayMs(delivery.attempt, options) : 0;
   await db().$transaction([
     db().$executeRaw`
-      INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, error, response_excerpt)
+      INSERT INTO webhook_attempts (delivery_id, attempt, started_at, duration_ms, status, error)
       VALUES (${delivery.id}, ${delivery.attempt}, ${result.startedAt}, ${result.durationMs}, ${result.status},
-              ${result.error}, ${result.excerpt})
+              ${result.error})
       ON CONFLICT (delivery_id, attempt) DO NOTHING`,
     db().$executeRaw`
       UPDATE webhook_deliveries

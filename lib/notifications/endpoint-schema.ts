@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { reasonSchema } from "@/lib/reviews/action-rules";
+import { destinationRefusal } from "./destination";
 import { EVENT_TYPES } from "./events";
 
 // The inputs of /api/v1/webhooks (docs/api-additions.md), shared by the routes and the CLI.
@@ -6,7 +8,11 @@ import { EVENT_TYPES } from "./events";
 export const WEBHOOK_FORMATS = ["standard", "slack"] as const;
 export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
-/** An absolute http(s) URL without user name or password (lists show it), at most 2,000 characters. */
+/**
+ * An absolute http(s) URL without user name or password (lists show it), at most 2,000 characters,
+ * whose host is not an internal address in any spelling (URL parsing turns 2130706433, 0x7f000001
+ * and 0177.0.0.1 into 127.0.0.1; ./destination.ts). A name is resolved and checked by addWebhook.
+ */
 export const webhookUrlSchema = z
   .string()
   .trim()
@@ -26,7 +32,17 @@ export const webhookUrlSchema = z
     } catch {
       return true;
     }
-  }, "must not contain a user name or password");
+  }, "must not contain a user name or password")
+  .superRefine((value, context) => {
+    let host: string;
+    try {
+      host = new URL(value).hostname;
+    } catch {
+      return;
+    }
+    const refusal = destinationRefusal(host);
+    if (refusal !== null) context.addIssue({ code: "custom", message: `must be a public address: ${refusal}` });
+  });
 
 export const domainNameSchema = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "must be a domain name (a-z, 0-9, -)");
 
@@ -46,16 +62,14 @@ export const createWebhookSchema = z
     openAbove: z.number().int("must be a whole number").min(1).max(1_000_000_000).nullable().default(null),
     /** `oldest-open.above` fires when the oldest open record is older than this many seconds. */
     oldestOpenAboveSeconds: z.number().int("must be a whole number").min(1).max(315_360_000).nullable().default(null),
-    reason: z.string().trim().min(1).max(2000).optional(),
+    /** Why, for the decision log: required, as for every other change an admin makes. */
+    reason: reasonSchema,
   })
   .strict()
   .meta({ id: "CreateWebhookRequest" });
 export type CreateWebhookRequest = z.input<typeof createWebhookSchema>;
 
-export const removeWebhookSchema = z
-  .object({ reason: z.string().trim().min(1).max(2000).optional() })
-  .strict()
-  .meta({ id: "RemoveWebhookRequest" });
+export const removeWebhookSchema = z.object({ reason: reasonSchema }).strict().meta({ id: "RemoveWebhookRequest" });
 
 export const deliveriesQuerySchema = z
   .object({

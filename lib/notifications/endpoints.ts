@@ -3,11 +3,21 @@ import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { isUuid } from "@/lib/domain/ids";
 import { invalidField, notFound } from "@/lib/domain/refusal";
+import { resolvedDestinationRefusal } from "./destination";
 import { type CreateWebhookRequest, createWebhookSchema } from "./endpoint-schema";
 import { newEndpointSecret, sealSecret } from "./secret-box";
 
 // Webhook endpoints, managed by admins (API, CLI, console): each change is a decision-log entry in
 // the same transaction. The secret is returned once, at creation, like a token.
+
+/**
+ * A URL as the append-only log keeps it: scheme and host (and port) only. The path and query
+ * can be a credential (a Slack webhook URL is one), and the log can never forget it.
+ */
+export function redactedUrl(url: string): string {
+  const { protocol, host } = new URL(url);
+  return `${protocol}//${host}/…`;
+}
 
 export interface WebhookView {
   id: string;
@@ -63,6 +73,10 @@ export async function addWebhook(
   actor: ChangeActor,
 ): Promise<{ webhook: WebhookView; secret: string }> {
   const request = createWebhookSchema.parse(input);
+  // The schema refused an internal address written in the URL; a name is resolved here, every
+  // address it has checked (each delivery checks again: a name can change its answer).
+  const refusal = await resolvedDestinationRefusal(request.url);
+  if (refusal !== null) throw invalidField("url", `must be a public address: ${refusal}`, "internal-destination");
   const secret = newEndpointSecret();
   const id = await db().$transaction(async (tx) => {
     if (request.domain !== null) {
@@ -80,10 +94,10 @@ export async function addWebhook(
       actor: actor.label,
       actorRole: actor.role,
       action: "webhook.added",
-      reason: request.reason ?? null,
+      reason: request.reason,
       details: {
         webhookId: row!.id,
-        url: request.url,
+        url: redactedUrl(request.url),
         domain: request.domain,
         events,
         format: request.format,
@@ -97,7 +111,7 @@ export async function addWebhook(
 }
 
 /** Removes an endpoint and its deliveries (their history goes with it; the log keeps the change). */
-export async function removeWebhook(id: string, reason: string | undefined, actor: ChangeActor): Promise<WebhookView> {
+export async function removeWebhook(id: string, reason: string, actor: ChangeActor): Promise<WebhookView> {
   const existing = await getWebhook(id);
   if (!existing) throw notFound(`no webhook ${id}`);
   await db().$transaction(async (tx) => {
@@ -107,8 +121,8 @@ export async function removeWebhook(id: string, reason: string | undefined, acto
       actor: actor.label,
       actorRole: actor.role,
       action: "webhook.removed",
-      reason: reason ?? null,
-      details: { webhookId: existing.id, url: existing.url, domain: existing.domain },
+      reason,
+      details: { webhookId: existing.id, url: redactedUrl(existing.url), domain: existing.domain },
     });
   });
   return existing;
@@ -120,8 +134,6 @@ export interface AttemptView {
   durationMs: number;
   status: number | null;
   error: string | null;
-  /** The first characters of the endpoint's answer: untrusted text. */
-  responseExcerpt: string | null;
 }
 
 export interface DeliveryView {
@@ -156,7 +168,7 @@ export async function listDeliveries(
            d.delivered_at AS "deliveredAt", d.created_at AS "createdAt",
            (SELECT jsonb_agg(jsonb_build_object(
                      'attempt', a.attempt, 'startedAt', a.started_at, 'durationMs', a.duration_ms,
-                     'status', a.status, 'error', a.error, 'responseExcerpt', a.response_excerpt)
+                     'status', a.status, 'error', a.error)
                      ORDER BY a.attempt)
               FROM webhook_attempts a WHERE a.delivery_id = d.id) AS "attemptLog"
       FROM webhook_deliveries d

@@ -32,11 +32,10 @@ const attemptSchema = z.object({
   startedAt: z.string(),
   durationMs: z.number().int(),
   status: z.number().int().nullable().meta({ description: "The HTTP status; null when there was no answer." }),
-  error: z.string().nullable(),
-  responseExcerpt: z
+  error: z
     .string()
     .nullable()
-    .meta({ description: "The first 300 characters of the endpoint's answer: untrusted text." }),
+    .meta({ description: "Why there was no status: a timeout, a refused connection or a refused destination." }),
 });
 
 export const deliveryListSchema = z.object({

@@ -706,7 +706,10 @@ const WEBHOOKS: ApiOperation[] = [
     summary: "Add a webhook endpoint",
     description:
       "`secret` signs its deliveries (Standard Webhooks), shown this once. `domain` null: every domain. " +
-      "`events` absent: every event type.",
+      "`events` absent: every event type. `reason` is required. A `url` whose host is, or resolves to, a " +
+      "loopback, private, link-local, unique-local, unspecified or metadata address (in any spelling) is " +
+      "refused (400 naming `url`) unless `WEBHOOK_ALLOWED_NETWORKS` allows it; each delivery checks again. " +
+      "The decision log keeps the URL's scheme and host only.",
     tag: "Notifications",
     access: { kind: "permission", permission: "users.manage" },
     body: createWebhookSchema,
@@ -719,7 +722,7 @@ const WEBHOOKS: ApiOperation[] = [
     route: "/api/v1/webhooks/[webhookId]/remove",
     operationId: "removeWebhook",
     summary: "Remove a webhook endpoint",
-    description: "Its deliveries go with it; nothing more is sent to it.",
+    description: "Its deliveries go with it; nothing more is sent to it. `reason` is required.",
     tag: "Notifications",
     access: { kind: "permission", permission: "users.manage" },
     params: webhookId,
@@ -734,7 +737,8 @@ const WEBHOOKS: ApiOperation[] = [
     route: "/api/v1/webhooks/[webhookId]/deliveries",
     operationId: "listWebhookDeliveries",
     summary: "An endpoint's deliveries",
-    description: "Newest first, each with its attempts: status, duration and an excerpt of the answer.",
+    description:
+      "Newest first, each with its attempts: status and duration (or the error). The endpoint's answer is never read or kept.",
     tag: "Notifications",
     access: { kind: "permission", permission: "users.manage" },
     params: webhookId,
@@ -847,7 +851,8 @@ const SERVICE: ApiOperation[] = [
     operationId: "getMetrics",
     summary: "Prometheus metrics",
     description:
-      "Open records by category and reason, oldest open age, actions by type, replays by outcome, request durations.",
+      "Open records by category and reason, oldest open age, actions by type, replays by outcome, request durations. " +
+      "Counts of every domain: a token or person scoped to domains gets 403 (ADR 0030).",
     tag: "Service",
     access: { kind: "permission", permission: "metrics.read" },
     answers: {

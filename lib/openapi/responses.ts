@@ -201,7 +201,9 @@ export const reviewDetailSchema = reviewListItemSchema
         reason: z.string(),
       }),
     ),
-    operations: z.array(recordOperationRefSchema),
+    operations: z
+      .array(recordOperationRefSchema)
+      .meta({ description: "The bulk operations this record belongs to that the caller may open, newest first." }),
   })
   .meta({ id: "ReviewDetail" });
 

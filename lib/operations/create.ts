@@ -2,7 +2,14 @@ import type { ApprovalView } from "@/lib/approvals/view";
 import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { actorRef } from "@/lib/auth/actor-ref";
 import { canAnywhere } from "@/lib/domains/access";
-import { domainsRefused, NO_DOMAIN, type RecordScope, recordScope, scopeCondition } from "@/lib/domains/scope";
+import {
+  ALL_RECORDS,
+  domainsRefused,
+  NO_DOMAIN,
+  type RecordScope,
+  recordScope,
+  scopeCondition,
+} from "@/lib/domains/scope";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { forbidden, Refusal, unprocessable } from "@/lib/domain/refusal";
@@ -25,14 +32,18 @@ export function operationPermission(action: OperationAction) {
   return action === "note" ? ("reviews.note" as const) : ("reviews.resolve" as const);
 }
 
-/** The condition on `review_records` that selects the records of a (resolved) selection. */
-export function selectionCondition(selection: SelectionInput): Prisma.Sql {
+/**
+ * The condition on `review_records` that selects the records of a (resolved) selection. `scope`:
+ * the caller's records, among which a filter's `q` decides its search mode (the caller still
+ * adds scopeCondition to keep the selection within it).
+ */
+export function selectionCondition(selection: SelectionInput, scope: RecordScope = ALL_RECORDS): Prisma.Sql {
   switch (selection.type) {
     case "ids":
       return Prisma.sql`id = ANY(${selection.ids}::uuid[])`;
     case "filter": {
       const { assignee, ...filter } = selection.filter;
-      const conditions = [reviewFilterSql(filter)];
+      const conditions = [reviewFilterSql(filter, undefined, undefined, scope)];
       // resolveSelection (./selection.ts) has replaced `me` by the creator's id before this.
       if (assignee === "me") throw new Error("selectionCondition: resolve `assignee: me` first (resolveSelection)");
       if (assignee === "none") conditions.push(Prisma.sql`assignee_id IS NULL`);
@@ -64,7 +75,7 @@ function freezeSql(selection: SelectionInput, operationId: string, scope: Record
   return Prisma.sql`
 WITH sel AS (
   SELECT id, seq, version, sequence_key, sequence, effect_key FROM review_records
-   WHERE ${selectionCondition(selection)} ${scopeCondition(scope)}
+   WHERE ${selectionCondition(selection, scope)} ${scopeCondition(scope)}
    ORDER BY seq LIMIT ${MAX_SELECTION + 1}
 ), numbered AS (
   SELECT sel.*, row_number() OVER (ORDER BY seq) AS pos,

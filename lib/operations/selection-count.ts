@@ -27,7 +27,7 @@ export async function countSelection(
     return null;
   }
   const [row] = await db().$queryRaw<{ n: bigint }[]>`
-    SELECT count(*) AS n FROM (SELECT 1 FROM review_records WHERE ${selectionCondition(resolved)} ${scopeCondition(scope)}
+    SELECT count(*) AS n FROM (SELECT 1 FROM review_records WHERE ${selectionCondition(resolved, scope)} ${scopeCondition(scope)}
                                 LIMIT ${MAX_SELECTION + 1}) AS capped`;
   const n = Number(row?.n ?? 0);
   return { count: Math.min(n, MAX_SELECTION), tooLarge: n > MAX_SELECTION };

@@ -42,7 +42,7 @@ export async function getReview(id: string, readerGrants: readonly Grant[]) {
     record.sequenceKey ? client.sequenceState.findUnique({ where: { sequenceKey: record.sequenceKey } }) : null,
     client.$queryRaw<{ text: string }[]>`SELECT message::text AS text FROM review_records WHERE id = ${id}::uuid`,
     record.sequenceKey ? heldRecordsOnKey(record.sequenceKey, id, readerGrants) : [],
-    operationsOfRecord(id),
+    operationsOfRecord(id, readerGrants),
     domainOfKind(record.kind),
   ]);
   // Ready (docs/operations.md, "Gap release"): the same rule as the list's `readyCondition`, from

@@ -1,4 +1,5 @@
 import { db } from "@/lib/db/client";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { messageKeyOf } from "./intake";
 import { ERROR_CLASS_NONE, type ListQuery } from "./schema";
@@ -33,11 +34,13 @@ export function readyCondition(alias: Prisma.Sql = REVIEW_RECORDS): Prisma.Sql {
  * filter, so it always fits after WHERE. One builder, so a bulk operation freezes exactly the
  * records the queue shows for the same filter. `search`: `q`'s mode when the caller has asked
  * `searchModeOf` (the list does, so its query carries only the indexable condition of that mode).
+ * `scope`: the caller's records, within which `q`'s mode is decided when `search` is not given.
  */
 export function reviewFilterSql(
   filter: ReviewFilter,
   alias: Prisma.Sql = REVIEW_RECORDS,
   search?: SearchMode,
+  scope: RecordScope = ALL_RECORDS,
 ): Prisma.Sql {
   const where: Prisma.Sql[] = [];
   if (filter.status) where.push(Prisma.sql`status = ANY(${filter.status}::"ReviewStatus"[])`);
@@ -52,7 +55,7 @@ export function reviewFilterSql(
   if (filter.errorClass === ERROR_CLASS_NONE) where.push(Prisma.sql`error_class IS NULL`);
   else if (filter.errorClass) where.push(Prisma.sql`error_class = ${filter.errorClass}`);
   if (filter.ready) where.push(readyCondition(alias));
-  if (filter.q) where.push(searchCondition(filter.q, alias, search));
+  if (filter.q) where.push(searchCondition(filter.q, alias, search, scope));
   return where.length ? Prisma.join(where, " AND ") : Prisma.sql`TRUE`;
 }
 
@@ -65,9 +68,10 @@ export function reviewFilterSql(
  * posting lists of the term's trigrams. An id-like term shares most of its trigrams with every
  * record ("msg-", a producer's prefix, the JSON keys), so at 1,000,000 records a message id cost
  * 100-250 ms to find, while a B-tree lookup on the key costs well under a millisecond. Someone who
- * pastes a whole key wants the records with that key. Which mode applies depends on the term only,
- * never on the other filters or the cursor, so filters narrow the same set and the pages of one
- * list are consistent.
+ * pastes a whole key wants the records with that key. Which mode applies depends on the term and
+ * the caller's scope only, never on the other filters or the cursor, so filters narrow the same
+ * set and the pages of one list are consistent. Within the scope: decided over every record, the
+ * mode would tell a caller of one domain that a key exists in another (ADR 0030).
  */
 
 /** How `q` selects: the records with that exact id/key, or by substring search. */
@@ -90,9 +94,10 @@ function exactTermArms(q: string, alias: Prisma.Sql): Prisma.Sql[] {
   return arms;
 }
 
-function exactTermExists(q: string): Prisma.Sql {
+function exactTermExists(q: string, scope: RecordScope): Prisma.Sql {
+  const hit = Prisma.sql`exact_hit`;
   return Prisma.sql`EXISTS (SELECT 1 FROM review_records exact_hit
-    WHERE ${Prisma.join(exactTermArms(q, Prisma.sql`exact_hit`), " OR ")})`;
+    WHERE (${Prisma.join(exactTermArms(q, hit), " OR ")}) ${scopeCondition(scope, hit)})`;
 }
 
 /** Case-insensitive substring of the record id and the message text (trigram index). */
@@ -102,11 +107,12 @@ function textSearchCondition(q: string, alias: Prisma.Sql): Prisma.Sql {
 }
 
 /**
- * The mode of a term: one indexed EXISTS (B-tree lookups only). The list asks it first and then
- * sends only that mode's condition, which the planner can cost with the real term.
+ * The mode of a term among the records of `scope`: one indexed EXISTS (B-tree lookups only). The
+ * list asks it first and then sends only that mode's condition, which the planner can cost with
+ * the real term.
  */
-export async function searchModeOf(q: string): Promise<SearchMode> {
-  const rows = await db().$queryRaw<{ hit: boolean }[]>`SELECT ${exactTermExists(q)} AS hit`;
+export async function searchModeOf(q: string, scope: RecordScope = ALL_RECORDS): Promise<SearchMode> {
+  const rows = await db().$queryRaw<{ hit: boolean }[]>`SELECT ${exactTermExists(q, scope)} AS hit`;
   return rows[0]?.hit ? "exact" : "text";
 }
 
@@ -116,10 +122,10 @@ export async function searchModeOf(q: string): Promise<SearchMode> {
  * but the trigram scan is paid whichever mode applies. Each arm keeps one indexable clause, so
  * the whole OR can still be a BitmapOr.
  */
-function searchCondition(q: string, alias: Prisma.Sql, mode: SearchMode | undefined): Prisma.Sql {
+function searchCondition(q: string, alias: Prisma.Sql, mode: SearchMode | undefined, scope: RecordScope): Prisma.Sql {
   if (mode === "exact") return Prisma.sql`(${Prisma.join(exactTermArms(q, alias), " OR ")})`;
   if (mode === "text") return textSearchCondition(q, alias);
-  const exists = exactTermExists(q);
+  const exists = exactTermExists(q, scope);
   const arms = exactTermArms(q, alias).map((arm) => Prisma.sql`(${arm} AND ${exists})`);
   arms.push(Prisma.sql`(${textSearchCondition(q, alias)} AND NOT ${exists})`);
   return Prisma.sql`(${Prisma.join(arms, " OR ")})`;

@@ -171,8 +171,9 @@ export async function listReviews(
 ): Promise<{ items: ReviewQueueItem[]; nextCursor: string | null }> {
   const limit = query.limit ?? DEFAULT_LIMIT;
   const order = query.sort ? sortedOrder(query.sort, query.cursor) : seqOrder(query.cursor);
-  // q's mode first (a B-tree lookup), so the page's query holds only that mode's condition.
-  const search = query.q ? await searchModeOf(query.q) : undefined;
+  // q's mode first (a B-tree lookup), so the page's query holds only that mode's condition;
+  // decided among the caller's records, never telling which keys exist in other domains.
+  const search = query.q ? await searchModeOf(query.q, scope) : undefined;
   // `ready` is computed on the page's rows only (the outer query), never on the rows scanned: one
   // primary-key probe of sequence_state per row of the page. (A correlated EXISTS here measured
   // slower than this join.)

@@ -121,12 +121,12 @@ describe("assign", () => {
     const disabled = await createPerson("support", "disabled");
     await sql(`UPDATE users SET banned = true WHERE id = $1`, [disabled.id]);
     for (const [assignee, code] of [
-      [auditor.email, "assignee-cannot-act"],
-      [admin.id, "assignee-cannot-act"],
-      [disabled.email, "assignee-disabled"],
-      ["nobody@test.local", "assignee-unknown"],
-      ["00000000-0000-4000-8000-000000000000", "assignee-unknown"],
-      ["not a person", "assignee-unknown"],
+      [auditor.email, "assignee-unavailable"],
+      [admin.id, "assignee-unavailable"],
+      [disabled.email, "assignee-unavailable"],
+      ["nobody@test.local", "assignee-unavailable"],
+      ["00000000-0000-4000-8000-000000000000", "assignee-unavailable"],
+      ["not a person", "assignee-unavailable"],
       ["me", "assignee-not-a-person"],
     ] as const) {
       const res = await assign(owner, r.id, assignee, 1);
@@ -134,6 +134,15 @@ describe("assign", () => {
       expect(res.body.error.code, assignee).toBe(code);
       expect(res.body.error.issues[0].path).toBe("assignee");
     }
+    // Who does not exist, who may not act and who is disabled get the very same answer: it tells
+    // nothing about people the caller may not assign.
+    const answers = new Set<string>();
+    for (const assignee of [auditor.email, admin.id, disabled.email, "nobody@test.local"]) {
+      const { body } = await assign(owner, r.id, assignee, 1);
+      answers.add(JSON.stringify(body.error));
+    }
+    expect(answers.size).toBe(1);
+    expect([...answers][0]).not.toMatch(/auditor|admin|disabled|test\.local/);
     const missing = await call(act, {
       token: owner.token,
       params: { id: r.id },

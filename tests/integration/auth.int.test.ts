@@ -206,6 +206,22 @@ describe("the login rate limit", () => {
     ]);
   });
 
+  it("counts failures only: many correct sign-ins from one address in a minute all pass (an office behind one proxy)", async () => {
+    const ip = freshClientIp();
+    const people = await Promise.all([0, 1, 2].map(() => createPerson("owner")));
+    for (let round = 0; round < SIGN_IN_RATE_LIMIT.max; round++) {
+      for (const person of people) expect((await signIn(person.email, person.password, { ip })).status).toBe(200);
+    }
+    expect(await sql(`SELECT count FROM rate_limits WHERE key = $1`, [`${ip}|/sign-in/email`])).toEqual([{ count: 0 }]);
+    // Failures still count, and a success between them does not wipe them.
+    for (let i = 0; i < SIGN_IN_RATE_LIMIT.max - 1; i++) {
+      expect((await signIn(people[0]!.email, "wrong-password-123", { ip })).status).toBe(401);
+    }
+    expect((await signIn(people[1]!.email, people[1]!.password, { ip })).status).toBe(200);
+    expect((await signIn(people[2]!.email, "wrong-password-123", { ip })).status).toBe(401);
+    expect((await signIn(people[1]!.email, people[1]!.password, { ip })).status).toBe(429);
+  });
+
   it("holds across processes: a fresh client and Better Auth instance still refuse", async () => {
     const owner = await createPerson("owner");
     const ip = freshClientIp();

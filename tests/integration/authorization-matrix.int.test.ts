@@ -263,7 +263,7 @@ const PROBES: Record<string, Probe> = {
   "POST /api/v1/webhooks": { allowed: 400, request: async () => ({ body: {} }) },
   "POST /api/v1/webhooks/[webhookId]/remove": {
     allowed: 404,
-    request: async () => ({ params: { webhookId: UNKNOWN }, body: {} }),
+    request: async () => ({ params: { webhookId: UNKNOWN }, body: { reason: "test" } }),
   },
   "GET /api/v1/webhooks/[webhookId]/deliveries": {
     allowed: 404,

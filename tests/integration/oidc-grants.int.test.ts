@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { oidcValidateUserInfo } from "@/lib/auth/oidc";
 import { grantsForGroups, oidcConfig, parseGroupGrants } from "@/lib/auth/oidc-config";
 import { grantsWithKnownDomains, syncOidcGrants } from "@/lib/auth/oidc-grants";
+import { createUser } from "@/lib/users/create-user";
 import { createPerson } from "../support/auth";
 import { setupTestDatabase, withClient } from "../support/database";
 
@@ -145,5 +146,23 @@ describe("the sign-in gate (Better Auth's validateUserInfo)", () => {
       error: "BANNED_USER",
     });
     expect(await gate({ user: {}, source: { method: "email" } }, {})).toBeUndefined();
+  });
+
+  it("never links the provider's identity to a person who signs in with a password (a break-glass admin)", async () => {
+    const admin = await createPerson("admin");
+    const link = (id: string) =>
+      gate({ user: { id, email: "e@x.test" }, source: source(["rc-auditors"], "link-account") }, {});
+    expect(await link(admin.id)).toMatchObject({ error: "PASSWORD_ACCOUNT_NOT_LINKED" });
+    // Someone invited without a password yet, or whose password an admin cleared, may be linked.
+    const invited = await createUser(
+      { email: `inv-${randomBytes(4).toString("hex")}@test.local`, role: "auditor" },
+      "system:test",
+    );
+    if (!invited.ok) throw new Error(invited.reason);
+    expect(await link(invited.id)).toBeUndefined();
+    await withClient(database.current.url, (c) =>
+      c.query("UPDATE accounts SET password = NULL WHERE user_id = $1 AND provider_id = 'credential'", [admin.id]),
+    );
+    expect(await link(admin.id)).toBeUndefined();
   });
 });

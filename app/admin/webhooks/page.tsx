@@ -61,11 +61,7 @@ export default async function WebhooksPage() {
                     <td>{d.state}</td>
                     <td>{d.attempts}</td>
                     <td className={own.excerpt}>
-                      {last
-                        ? `${last.status ?? last.error ?? "no answer"} in ${last.durationMs} ms${
-                            last.responseExcerpt ? `: ${last.responseExcerpt}` : ""
-                          }`
-                        : "not tried yet"}
+                      {last ? `${last.status ?? last.error ?? "no answer"} in ${last.durationMs} ms` : "not tried yet"}
                     </td>
                   </tr>
                 );

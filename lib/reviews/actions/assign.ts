@@ -5,6 +5,7 @@ import type { Grant } from "@/lib/domains/grant";
 import { isUuid } from "@/lib/domain/ids";
 import { conflict, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import { log } from "@/lib/log";
 import type { LockedRecord, Tx } from "./perform-action";
 
 // Assignment (ADR 0028): who looks after a record. It changes no effect, journal or sequence;
@@ -27,17 +28,32 @@ function refuseAssignee(code: string, problem: string) {
   return unprocessable(code, `assignee: ${problem}`, { issues: [{ path: "assignee", message: problem }] });
 }
 
+/**
+ * One refusal for every assignee who is not there for this record: nobody by that id or email,
+ * someone who may not act on it (another domain, a role that does not act) or a disabled person.
+ * Telling them apart would tell a caller of one domain who exists elsewhere, their role and
+ * whether they are disabled (GET /api/v1/assignees lists whom the caller may assign). The reason
+ * goes to the server's log for whoever runs the console.
+ */
+function unavailableAssignee(assignee: string, why: string) {
+  log.info({ assignee, why }, "assignment refused: the assignee is not available for this record");
+  return refuseAssignee(
+    "assignee-unavailable",
+    "no one by that id or email can be assigned this record (see GET /api/v1/assignees)",
+  );
+}
+
 async function findPerson(tx: Tx, assignee: string, actor: Actor): Promise<Person> {
   if (assignee === "me" && actor.kind !== "user") {
     throw refuseAssignee("assignee-not-a-person", "a token is not a person: name the person by id or email");
   }
   const id = assignee === "me" ? actor.id : isUuid(assignee) ? assignee : null;
-  if (!id && !assignee.includes("@")) throw refuseAssignee("assignee-unknown", "not a person's id or email");
+  if (!id && !assignee.includes("@")) throw unavailableAssignee(assignee, "not a person's id or email");
   const person = await tx.user.findFirst({
     where: id ? { id } : { email: { equals: assignee, mode: "insensitive" } },
     select: { id: true, name: true, email: true, role: true, banned: true },
   });
-  if (!person) throw refuseAssignee("assignee-unknown", `no person ${assignee}`);
+  if (!person) throw unavailableAssignee(assignee, "no such person");
   return person as Person;
 }
 
@@ -57,17 +73,12 @@ export async function assign(
     // their grants are now. A disabled person cannot sign in.
     const grants = await tx.$queryRaw<Grant[]>`
       SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${next.id}::uuid`;
-    if (!canAnywhere(grants, "reviews.act")) {
-      throw refuseAssignee(
-        "assignee-cannot-act",
-        `${next.email} is ${next.role}: only owners and support act on records`,
-      );
-    }
+    if (!canAnywhere(grants, "reviews.act"))
+      throw unavailableAssignee(assignee, `${next.role} does not act on records`);
     if (!canIn(grants, "reviews.act", record.domain)) {
-      const where = record.domain === null ? "records in no domain" : `records of domain ${record.domain}`;
-      throw refuseAssignee("assignee-cannot-act", `${next.email} may not act on ${where}`);
+      throw unavailableAssignee(assignee, `may not act on records of domain ${record.domain ?? "(none)"}`);
     }
-    if (next.banned) throw refuseAssignee("assignee-disabled", `${next.email} is disabled`);
+    if (next.banned) throw unavailableAssignee(assignee, "disabled");
   }
   if ((next?.id ?? null) === (record.assigneeId ?? null)) {
     throw conflict(

@@ -1,5 +1,5 @@
-import { recordApprovalGate } from "@/lib/approvals/gates";
 import { grantsOf } from "@/lib/auth/actor";
+import { recordApprovalGate } from "@/lib/approvals/gates";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, Refusal } from "@/lib/domain/refusal";
 import { detailResponse, withFreshRecord } from "@/lib/http/review-responses";
