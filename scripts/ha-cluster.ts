@@ -86,21 +86,21 @@ export class PatroniNode {
     return `http://127.0.0.1:${this.apiPort}`;
   }
 
-  async write(values: Record<string, string | number>): Promise<void> {
+  async write(synchronousMode: boolean, values: Record<string, string | number>): Promise<void> {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    await writeFile(
-      this.config,
-      await renderTemplate("patroni.yml", {
-        ...values,
-        NAME: this.name,
-        HOST: "127.0.0.1",
-        API_PORT: this.apiPort,
-        PG_PORT: this.pgPort,
-        DATA_DIR: this.dataDir,
-        PGPASS: path.join(this.dir, "pgpass"),
-        SOCKET_DIR: this.dir,
-      }),
-    );
+    const shipped = "synchronous_mode: true";
+    const rendered = await renderTemplate("patroni.yml", {
+      ...values,
+      NAME: this.name,
+      HOST: "127.0.0.1",
+      API_PORT: this.apiPort,
+      PG_PORT: this.pgPort,
+      DATA_DIR: this.dataDir,
+      PGPASS: path.join(this.dir, "pgpass"),
+      SOCKET_DIR: this.dir,
+    });
+    if (!rendered.includes(shipped)) throw new Error(`deploy/ha/patroni.yml: no \`${shipped}\``);
+    await writeFile(this.config, synchronousMode ? rendered : rendered.replace(shipped, "synchronous_mode: false"));
     const user = postgresUser();
     if (user) {
       await chown(this.dir, user.uid, user.gid);
@@ -198,6 +198,11 @@ export class HaCluster {
     private readonly dir: string,
     scope: string,
     private readonly passwords: { superuser: string; replication: string },
+    /**
+     * deploy/ha's `synchronous_mode: true`, or false to measure what an asynchronous standby loses
+     * (a measurement only: the shipped configuration is synchronous).
+     */
+    readonly synchronousMode = true,
   ) {
     this.scope = scope;
     this.superuserPassword = passwords.superuser;
@@ -236,7 +241,7 @@ export class HaCluster {
     for (const name of ["pg1", "pg2"])
       this.nodes.push(new PatroniNode(name, await freePort(), await freePort(), path.join(this.dir, name)));
     for (const node of this.nodes)
-      await node.write({
+      await node.write(this.synchronousMode, {
         SCOPE: this.scope,
         ETCD_HOSTS: `127.0.0.1:${this.etcdPort}`,
         NETWORK: "127.0.0.1/32",
@@ -323,17 +328,22 @@ export class HaCluster {
     for (;;) {
       const members = await this.members();
       if (ready(members)) return members;
-      if (Date.now() > deadline)
-        throw new Error(`no ${what} within ${timeoutMs / 1000} s: ${JSON.stringify(members)}`);
+      if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs / 1000} s: ${JSON.stringify(members)}`);
       await sleep(250);
     }
   }
 
-  /** A running leader and a synchronous standby that streams from it. */
+  /** A running leader and a standby that streams from it (the synchronous one, in synchronous mode). */
   waitForSyncStandby(timeoutMs: number): Promise<Member[]> {
-    return this.waitFor("leader with a streaming synchronous standby", timeoutMs, (m) =>
-      m.some((x) => isLeader(x) && x.state === "running") &&
-      m.some((x) => x.role === "sync_standby" && (x.state === "streaming" || x.state === "running")),
+    return this.waitFor("leader with a streaming standby", timeoutMs, (m) => this.replicated(m));
+  }
+
+  /** Whether `members` are a running leader and a running standby (synchronous, in synchronous mode). */
+  replicated(members: Member[]): boolean {
+    const standby = this.synchronousMode ? ["sync_standby"] : ["replica", "sync_standby"];
+    return (
+      members.some((x) => isLeader(x) && x.state === "running") &&
+      members.some((x) => standby.includes(x.role) && (x.state === "streaming" || x.state === "running"))
     );
   }
 
