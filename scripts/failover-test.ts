@@ -98,17 +98,20 @@ class IntakeLog {
   retries = 0;
   withoutRetryAfter = 0;
 
-  /** The longest stretch in [from, to] with no 2xx intake answer, in seconds. */
-  unavailableS(from: number, to: number): number {
-    let last = from;
-    let longest = 0;
-    for (const at of this.okAt) {
-      if (at < from) continue;
-      if (at > to) break;
-      longest = Math.max(longest, at - last);
-      last = at;
-    }
-    return Math.max(longest, this.okAt.some((at) => at >= from && at <= to) ? 0 : to - from) / 1000;
+  /** When an intake attempt was answered 503 or not at all. */
+  readonly failedAt: number[] = [];
+
+  /**
+   * Writes unavailable in [from, to]: from the first failed intake attempt after `from` to the
+   * first 2xx after the last failed one, in seconds (0 when none failed); and the answers counted.
+   */
+  unavailable(from: number, to: number): { seconds: number; failed: number; ok: number } {
+    const failed = this.failedAt.filter((at) => at >= from && at <= to);
+    const ok = this.okAt.filter((at) => at >= from && at <= to);
+    if (failed.length === 0) return { seconds: 0, failed: 0, ok: ok.length };
+    const lastFailure = failed[failed.length - 1]!;
+    const backAt = ok.find((at) => at > lastFailure) ?? to;
+    return { seconds: (backAt - failed[0]!) / 1000, failed: failed.length, ok: ok.length };
   }
 }
 
@@ -141,6 +144,7 @@ async function untilAnswered(
     if (attempt > 0) log.retries++;
     const answer = await api.request("POST", route, token, body).catch(() => null);
     if (answer && answer.status >= 200 && answer.status < 300) return { ...answer, retried: attempt > 0 };
+    log.failedAt.push(Date.now());
     if (answer?.status === 503 && answer.retryAfter === null) log.withoutRetryAfter++;
     if (answer && answer.status !== 503)
       throw new Error(`${route} answered ${answer.status}: ${JSON.stringify(answer.body)}`);
@@ -373,16 +377,11 @@ async function main(): Promise<number> {
         await sleep(200);
       }
       const settledAt = Date.now();
-      const figure = {
-        name,
-        how,
-        unavailableS: intake.unavailableS(from, settledAt),
-        settledS: (settledAt - from) / 1000,
-        note,
-      };
+      const window = intake.unavailable(from, settledAt);
+      const figure = { name, how, unavailableS: window.seconds, settledS: (settledAt - from) / 1000, note };
       events.push(figure);
       phase(
-        `${name}: writes unavailable ${figure.unavailableS.toFixed(1)} s; settled after ${figure.settledS.toFixed(1)} s ${note}`,
+        `${name}: writes unavailable ${figure.unavailableS.toFixed(1)} s (${window.failed} intake attempts failed, ${window.ok} answered 2xx); settled after ${figure.settledS.toFixed(1)} s ${note}`,
       );
       await sleep(SETTLE_MS);
     };
@@ -429,7 +428,11 @@ async function main(): Promise<number> {
       "4. postmaster killed alone",
       `SIGKILL of ${primary.name}'s postmaster`,
       postmasterAt,
-      async () => (await cluster.leader().catch(() => null)) === primary && (await synchronous()),
+      // Settled once Patroni has started a new postmaster and it is primary again.
+      async () =>
+        ((await primary.postmasterPid()) ?? pid) !== pid &&
+        (await cluster.leader().catch(() => null)) === primary &&
+        (await synchronous()),
     );
     const failedOver = (await cluster.leader()) !== primary;
 
