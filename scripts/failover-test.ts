@@ -57,7 +57,7 @@ import { runMain } from "./run-main";
  * retried, and the unplanned failover took under 30 s and the planned one under 10 s.
  */
 
-const HELD = Number(process.env.FAILOVER_HELD ?? 2000);
+const HELD = Number(process.env.FAILOVER_HELD ?? 1500);
 /**
  * FAILOVER_SYNCHRONOUS_MODE=false runs the same with an asynchronous standby, to measure what it
  * loses (ADR 0039); the shipped configuration, and CI, are synchronous.
