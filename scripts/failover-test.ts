@@ -49,7 +49,8 @@ import { runMain } from "./run-main";
  *   4. the primary's postmaster alone is SIGKILLed: its Patroni, alive and holding the leader
  *      key, starts it again in place (no failover).
  *
- * It prints per event the seconds no intake was answered 2xx, and passes only when every intake
+ * It prints per event the seconds writes were unavailable (from the first intake attempt that
+ * failed to the first 2xx after the last failed one), and passes only when every intake
  * answered 2xx is in the database (acknowledged lost: 0), no message is on record twice, no
  * effect was created twice, the emails of each key went out in sequence order, the bulk replay
  * completed, `review-console audit verify` passes, every 5xx was a 503 with Retry-After, a batch
