@@ -19,12 +19,12 @@ export function onPath(command: string): boolean {
 }
 
 /** Waits for `child` to exit (at once when it has). */
-function exited(child: ChildProcess): Promise<void> {
+export function exited(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => child.once("exit", () => resolve()));
 }
 
-async function until(what: string, timeoutMs: number, ready: () => Promise<boolean>): Promise<void> {
+export async function until(what: string, timeoutMs: number, ready: () => Promise<boolean>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await ready())) {
     if (Date.now() > deadline) throw new Error(`${what} did not come up within ${timeoutMs / 1000} s`);
@@ -33,7 +33,7 @@ async function until(what: string, timeoutMs: number, ready: () => Promise<boole
 }
 
 /** Something accepts TCP connections on 127.0.0.1:`port`. */
-function listening(port: number): Promise<boolean> {
+export function listening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connectTcp({ host: "127.0.0.1", port });
     socket.once("connect", () => {

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { verifyPrimary } from "@review-console/consumer";
 import { PrismaClient } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 
@@ -24,7 +25,8 @@ export function db(): PrismaClient {
     if (!connectionString) throw new Error("DATABASE_URL is not set");
     // One pool for the process: Prisma's adapter runs on it, and so does the intake statement,
     // which intake sends with node-postgres itself (lib/reviews/intake-statement.ts).
-    const pool = new pg.Pool({ connectionString, max: Number(process.env.DB_POOL_SIZE ?? 10) });
+    // A new connection that reached a standby (during a switchover) is refused, not pooled.
+    const pool = new pg.Pool({ connectionString, max: Number(process.env.DB_POOL_SIZE ?? 10), verify: verifyPrimary });
     // An idle connection that fails (the server restarted) is dropped by the pool; unlistened,
     // the event would end the process.
     pool.on("error", (err) => log.warn({ err }, "an idle database connection failed"));

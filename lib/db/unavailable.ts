@@ -7,9 +7,11 @@ const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"
 
 /**
  * PostgreSQL's own: the server is shutting down (57P01 admin, 57P02 crash), starting up or in
- * recovery (57P03), has no connection slot left (53300), or the connection failed (class 08).
+ * recovery (57P03), has no connection slot left (53300), the connection failed (class 08), or
+ * the server is a standby that refuses writes (25006): during a switchover or failover a
+ * connection can reach the old primary, demoted, before the proxy in front stops routing to it.
  */
-const SERVER_CODES = /^(57P0[123]|53300|08\d{3})$/;
+const SERVER_CODES = /^(57P0[123]|53300|08\d{3}|25006)$/;
 
 /** What @prisma/adapter-pg calls the same failures (its DriverAdapterError's `cause.kind`). */
 const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);

@@ -119,6 +119,31 @@ describe("the database goes away under the console", () => {
   });
 });
 
+describe("the database refuses writes as read-only (a demoted primary, a standby, during a switchover)", () => {
+  it("answers 503 with Retry-After, not 500, changes nothing, and writes again once the primary answers", async () => {
+    const before = await recordCount();
+    // A session whose every transaction is read-only answers a write as a standby does (SQLSTATE 25006).
+    const readOnly = new URL(process.env.DATABASE_URL!);
+    readOnly.searchParams.set("options", "-c default_transaction_read_only=on");
+    const primary = process.env.DATABASE_URL!;
+    await closeDb();
+    process.env.DATABASE_URL = readOnly.toString();
+    try {
+      const write = await call(report, { token: consumer, body: aReport() });
+      expect(write.status, JSON.stringify(write.body)).toBe(503);
+      // The console's one answer for "the database is away" (with Retry-After, as above).
+      expect(write.body.error.code).toBe("database-unavailable");
+      expect(await recordCount()).toBe(before);
+    } finally {
+      await closeDb();
+      process.env.DATABASE_URL = primary;
+    }
+    const created = await call(report, { token: consumer, body: aReport() });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(await recordCount()).toBe(before + 1);
+  });
+});
+
 describe("isDatabaseUnavailable", () => {
   it("tells a database that does not answer from a request the database refused", async () => {
     const refused = await import("pg").then(async ({ default: pg }) => {

@@ -20,4 +20,5 @@ export { ConsumerRuntime, failureCheck, type ProcessOptions, type RuntimeOptions
 export type { BatchOptions } from "./batcher.ts";
 export { sleep } from "./sleep.ts";
 export { closeConsumerPool, consumerPool } from "./store.ts";
+export { READ_ONLY_SQLSTATE, verifyPrimary } from "./pipeline.ts";
 export * from "./types.ts";

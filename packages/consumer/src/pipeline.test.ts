@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { firstWords, handlerStatement } from "./pipeline.ts";
+import { firstWords, handlerStatement, READ_ONLY_SQLSTATE, verifyPrimary } from "./pipeline.ts";
 
 describe("handlerStatement", () => {
   it("refuses transaction control, also behind comments and in any case", () => {
@@ -50,5 +50,23 @@ describe("handlerStatement", () => {
   it("skips comments the way the server does", () => {
     expect(firstWords("  -- x\n  /* y */\tSELECT")).toBe("SELECT");
     expect(firstWords("-- only a comment")).toBe("");
+  });
+});
+
+describe("verifyPrimary", () => {
+  /** A pooled client whose server answers pg_is_in_recovery() with `standby`. */
+  const clientOf = (standby: boolean) =>
+    ({ query: () => Promise.resolve({ rows: [{ standby }] }) }) as unknown as import("pg").PoolClient;
+  const verdict = (standby: boolean) =>
+    new Promise<Error | undefined>((resolve) => verifyPrimary(clientOf(standby), resolve));
+
+  it("keeps a connection to the primary", async () => {
+    expect(await verdict(false)).toBeUndefined();
+  });
+
+  it("refuses a connection that reached a standby, as the read-only error a write there would get", async () => {
+    const error = await verdict(true);
+    expect(error?.message).toMatch(/standby/);
+    expect((error as Error & { code?: string }).code).toBe(READ_ONLY_SQLSTATE);
   });
 });

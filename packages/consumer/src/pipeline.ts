@@ -22,6 +22,32 @@ const PINNED_SETTINGS = "-c client_encoding=UTF8 -c standard_conforming_strings=
 
 const globalForPool = globalThis as unknown as { reviewConsoleConsumerPool?: pg.Pool };
 
+/** SQLSTATE read_only_sql_transaction: what a standby answers to a write. */
+export const READ_ONLY_SQLSTATE = "25006";
+
+/**
+ * A pool's `verify` for each new connection: one that reached a server in recovery (a standby) is
+ * refused and closed. Behind a proxy that routes to the primary (HAProxy asking Patroni), a
+ * connection opened in the second or two before the proxy notices a switchover or its own start
+ * can land on a standby; kept in the pool, every write on it would fail until the proxy closed it.
+ * Refused, the request fails like any other "database away" (SQLSTATE 25006: a 503 with
+ * Retry-After in the console, a back-off in the worker) and the next connection is tried afresh.
+ * One round trip per connection, none per query.
+ */
+export function verifyPrimary(client: pg.PoolClient, done: (err?: Error) => void): void {
+  client.query("SELECT pg_is_in_recovery() AS standby").then(
+    (result: pg.QueryResult<{ standby: boolean }>) => {
+      if (!result.rows[0]?.standby) return done();
+      done(
+        Object.assign(new Error("connected to a standby (read-only): the primary is changing over"), {
+          code: READ_ONLY_SQLSTATE,
+        }),
+      );
+    },
+    (error: Error) => done(error),
+  );
+}
+
 /** The runtime's connections to DATABASE_URL, created on first use. */
 export function consumerPool(): pg.Pool {
   if (!globalForPool.reviewConsoleConsumerPool) {
@@ -31,6 +57,7 @@ export function consumerPool(): pg.Pool {
       connectionString,
       max: Number(process.env.DB_POOL_SIZE ?? 10),
       options: PINNED_SETTINGS,
+      verify: verifyPrimary,
     });
     // An idle connection that breaks (a server restart) is replaced by the pool; the error must
     // not end the process.
