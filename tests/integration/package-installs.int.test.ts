@@ -60,7 +60,7 @@ function documentedCommand(prefix: string): string[] {
 
 /** A child's environment without what `npm test` (an npm script) sets for npm itself. */
 function cleanEnv(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name))) as NodeJS.ProcessEnv;
 }
 
 function run(command: string, args: string[], cwd: string): string {
