@@ -25,9 +25,7 @@ function discard(this: NodeJS.WriteStream, ...args: unknown[]): boolean {
  * every later write to it is dropped. The error itself is handled here, so it never becomes an
  * uncaught exception, which something would log, to a stream that cannot take it.
  */
-export function dropOutputWhenItsReaderIsGone(
-  streams: NodeJS.WriteStream[] = [process.stdout, process.stderr],
-): void {
+export function dropOutputWhenItsReaderIsGone(streams: NodeJS.WriteStream[] = [process.stdout, process.stderr]): void {
   for (const stream of streams) {
     if (guarded.has(stream)) continue;
     guarded.add(stream);

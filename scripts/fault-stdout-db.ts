@@ -21,8 +21,8 @@ import { runMain } from "./run-main";
  * What a user expects, and what is checked: the console stays up and idle-cheap (under 5% of a
  * core: its loops back off, and output nobody reads is dropped, lib/stdio-guard.ts), and it still
  * answers: /api/health 503 with Retry-After while the database is gone, so a load balancer takes
- * it out, and no request goes unanswered. It does not exit: a log reader that died is no reason
- * to stop serving, and the database may come back.
+ * it out, the API 503 too (lib/db/unavailable.ts), and no request goes unanswered. It does not
+ * exit: a log reader that died is no reason to stop serving, and the database may come back.
  */
 
 const MEASURE_S = Number(process.env.FAULT_MEASURE_S ?? 10);
@@ -158,6 +158,9 @@ async function main(): Promise<number> {
     if (!alive) failures.push(`it exited (${console_.process.exitCode ?? console_.process.signalCode})`);
     if (health?.status !== 503 || !health.headers.get("retry-after"))
       failures.push(`/api/health answered ${health?.status ?? "nothing"}, not 503 with Retry-After`);
+    // The API's answer for a database that is gone is a 503 a client retries (lib/db/unavailable.ts).
+    const apiServerErrors = [...statuses.keys()].filter((k) => k.startsWith("list 5") && k !== "list 503");
+    if (apiServerErrors.length) failures.push(`the API answered ${apiServerErrors.join(", ")} (not 503)`);
     if (unanswered.length) failures.push(`requests went unanswered: ${unanswered.slice(0, 3).join("; ")}`);
     for (const failure of failures) console.error(`FAIL: ${failure}`);
     console.log(
