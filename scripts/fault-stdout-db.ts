@@ -39,7 +39,8 @@ function processTree(pid: number): number[] {
     children.set(Number(parent), [...(children.get(Number(parent)) ?? []), Number(entry)]);
   }
   const tree = [pid];
-  for (let i = 0; i < tree.length; i++) tree.push(...(children.get(tree[i]) ?? []));
+  // for…of over an array sees what is pushed while it runs: a walk down the tree, level by level.
+  for (const p of tree) tree.push(...(children.get(p) ?? []));
   return tree;
 }
 
