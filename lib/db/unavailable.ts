@@ -7,14 +7,21 @@ const SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE"
 
 /**
  * PostgreSQL's own: the server is shutting down (57P01 admin, 57P02 crash), starting up or in
- * recovery (57P03), has no connection slot left (53300), the connection failed (class 08), or
- * the server is a standby that refuses writes (25006): during a switchover or failover a
- * connection can reach the old primary, demoted, before the proxy in front stops routing to it.
+ * recovery (57P03), has no connection slot left (53300), the connection failed (class 08), the
+ * server is a standby that refuses writes (25006: during a switchover or failover a connection can
+ * reach the old primary, demoted, before the proxy in front stops routing to it), or the console's
+ * database is not there (3D000: dropped, not yet restored; every connection fails).
  */
-const SERVER_CODES = /^(57P0[123]|53300|08\d{3}|25006)$/;
+const SERVER_CODES = /^(57P0[123]|53300|08\d{3}|25006|3D000)$/;
 
 /** What @prisma/adapter-pg calls the same failures (its DriverAdapterError's `cause.kind`). */
-const ADAPTER_KINDS = new Set(["DatabaseNotReachable", "ConnectionClosed", "SocketTimeout", "TooManyConnections"]);
+const ADAPTER_KINDS = new Set([
+  "DatabaseNotReachable",
+  "DatabaseDoesNotExist",
+  "ConnectionClosed",
+  "SocketTimeout",
+  "TooManyConnections",
+]);
 
 interface Inspectable {
   code?: unknown;

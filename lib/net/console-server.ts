@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type RequestListener, type Server, 
 import next from "next";
 import { consoleIsHttps } from "@/lib/http/https";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
+import { dropOutputWhenItsReaderIsGone } from "@/lib/stdio-guard";
 import { type FastPathAddress, fastPathEnabled, fastRoute, serveFastPath } from "./intake-fast-path";
 import { PEER_ADDRESS_HEADER, PEER_HEADER_FLAG } from "./peer-address";
 
@@ -20,6 +21,9 @@ export interface ConsoleServerOptions {
 
 /** Starts the production console (the current `next build`) and resolves once it listens. */
 export async function startConsoleServer(options: ConsoleServerOptions): Promise<Server> {
+  // Before Next installs its uncaughtException handler, which logs to stderr: with stderr's reader
+  // gone, that handler and the EPIPE it causes would feed each other without end.
+  dropOutputWhenItsReaderIsGone();
   process.env[PEER_HEADER_FLAG] = "1";
   const app = next({ dev: false, dir: options.dir, hostname: options.hostname, port: options.port });
   const handle = app.getRequestHandler();
