@@ -2,6 +2,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { conflict } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission, type OperationApprovalGate } from "@/lib/operations/create";
+import { NO_DOMAIN } from "@/lib/domains/scope";
 import { ACTION_RULES } from "@/lib/reviews/action-rules";
 import type { ActionApprovalGate } from "@/lib/reviews/actions/perform-action";
 import { effectivePolicy } from "./policies";
@@ -92,7 +93,8 @@ export function operationApprovalGate(requester: Actor): OperationApprovalGate {
         expiresAfterSeconds = Math.min(expiresAfterSeconds ?? Infinity, policy.expiresAfterSeconds);
       }
       if (expiresAfterSeconds === null) return null;
-      const domains = groups.flatMap((g) => (g.domain === null ? [] : [g.domain])).sort();
+      // Records in no domain are named too (NO_DOMAIN): then only a global approver may approve.
+      const domains = groups.map((g) => g.domain ?? NO_DOMAIN).sort();
       const single = groups.length === 1 ? (groups[0]!.domain ?? null) : null;
       return { domain: single, domains, expiresAfterSeconds } satisfies OperationHold;
     },

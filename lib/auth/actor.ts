@@ -18,6 +18,11 @@ export interface Actor {
    * (dispatcher, seed, tests), which hold their role everywhere (grantsOf).
    */
   grants?: Grant[];
+  /**
+   * The person behind it: a person's own id, the id of the person who issued a token (null: a
+   * token of the CLI). Four eyes compare this, so a token never approves for its issuer's request.
+   */
+  person?: string | null;
 }
 
 /**
@@ -39,13 +44,21 @@ export async function authenticate(request: Request): Promise<Actor> {
       label: `token:${token.name}`,
       role: token.role,
       grants: [{ role: token.role, domain: token.domain }],
+      person: token.person,
     };
   }
   const user = await sessionUser(request.headers, request.url);
   if (!user) {
     throw unauthenticated("sign in, or send Authorization: Bearer <token>");
   }
-  return { kind: "user", id: user.id, label: `user:${user.email}`, role: user.role, grants: user.grants };
+  return {
+    kind: "user",
+    id: user.id,
+    label: `user:${user.email}`,
+    role: user.role,
+    grants: user.grants,
+    person: user.id,
+  };
 }
 
 /** The actor's grants; the system's own actors (no `grants`) hold their role everywhere. */

@@ -752,7 +752,7 @@ const approvalAnswer = (name: "approve" | "reject", operationIdText: string, sum
       ...ok("The request as it now is.", body.approvalAnswerBodySchema),
       404: error("No approval request with this id."),
       409: error(
-        "Already answered (`already-decided`), expired (`approval-expired`), or the decision could not run and the request is now `failed` (`approval-stale`: the record changed; `approval-failed`).",
+        "Already answered (`already-decided`), expired (`approval-expired`), or the decision could not run and the request is now `failed` (`approval-stale`: the record changed; `approval-failed`), or withdrawn because the requester may no longer ask for it (`approval-withdrawn`: disabled, revoked, or without the grant now).",
       ),
     },
   }) satisfies ApiOperation;

@@ -537,7 +537,7 @@ export const grantChangedSchema = z.object({
 export const approvalSchema = z
   .object({
     id: uuid,
-    status: z.enum(["pending", "approved", "rejected", "expired", "failed"]),
+    status: z.enum(["pending", "approved", "rejected", "expired", "failed", "withdrawn"]),
     decision: z.enum(["operation", "cancel", "confirm-applied", "skip-gap"]),
     action: z.string().meta({ description: "The record action, or `operation`." }),
     operationAction: z.string().nullable().meta({ description: "For an operation: replay, cancel or note." }),
