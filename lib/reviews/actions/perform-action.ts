@@ -1,6 +1,7 @@
 import { type Actor, grantsOf } from "@/lib/auth/actor";
 import { mayRead } from "@/lib/domains/scope";
 import type { ApprovalView } from "@/lib/approvals/view";
+import { operationItemRefusal, pendingRequestRefusal } from "@/lib/approvals/pending";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
@@ -122,6 +123,14 @@ export async function performActionInTx(
   }
   if (refusal) {
     throw conflict("not-allowed", `${request.action} is not possible on a ${record.status} ${record.category} record`);
+  }
+  // Four eyes on every path: nothing else changes a record whose request waits, and a bulk
+  // operation takes an action a per-record policy holds back only when it was approved itself.
+  const waiting = await pendingRequestRefusal(tx, record.id, request.action, context.approved?.approvalId);
+  if (waiting) throw waiting;
+  if (context.operationId) {
+    const unapproved = await operationItemRefusal(tx, context.operationId, request.action, record.domain);
+    if (unapproved) throw unapproved;
   }
   const held = context.approvalGate ? await context.approvalGate.needed(tx, record, request) : null;
   if (held) {
