@@ -1,7 +1,7 @@
 import type { Tone } from "@/components/ui/badge";
-import type { Role } from "@/lib/auth/roles";
-import type { Grant } from "@/lib/domains/grant";
-import { holdsPermission } from "@/lib/domains/scope-rules";
+import type { Role } from "@/lib/access/roles";
+import type { Grant } from "@/lib/access/grant";
+import { holdsPermission } from "@/lib/access/scope-rules";
 import {
   LIVE_OPERATION_STATES,
   OPERATION_ACTIONS,

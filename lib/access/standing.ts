@@ -1,6 +1,6 @@
-import type { Actor } from "@/lib/auth/actor";
-import type { Role } from "@/lib/auth/roles";
-import type { Grant } from "@/lib/domains/grant";
+import type { Actor } from "./actor";
+import type { Role } from "./roles";
+import type { Grant } from "./grant";
 import { isUuid } from "@/lib/domain/ids";
 import type { Prisma } from "@/lib/generated/prisma/client";
 

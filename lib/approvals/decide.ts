@@ -1,9 +1,8 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { type Actor, grantsOf, domainsWhere, standingOf, domainOfColumn, domainsRefused } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { isUuid } from "@/lib/domain/ids";
-import { domainsWhere } from "@/lib/domains/access";
 import { createOperationInTx } from "@/lib/operations/create";
 import type { CreateOperationRequest } from "@/lib/operations/schema";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
@@ -20,9 +19,7 @@ import {
   type Tx,
 } from "./store";
 import { requesterLost, withdrawRequest } from "./withdraw";
-import { standingOf } from "@/lib/access/standing";
-import type { Permission } from "@/lib/auth/roles";
-import { domainOfColumn, domainsRefused } from "@/lib/domains/scope";
+import type { Permission } from "@/lib/access/roles";
 import type { ApprovalView } from "./view";
 
 /**

@@ -1,7 +1,6 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, NO_DOMAIN } from "@/lib/access";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission, type OperationApprovalGate } from "@/lib/operations/create";
-import { NO_DOMAIN } from "@/lib/domains/scope";
 import { ACTION_RULES } from "@/lib/reviews/action-rules";
 import type { ActionApprovalGate } from "@/lib/reviews/actions/perform-action";
 import { pendingRequestRefusal } from "./pending";

@@ -1,9 +1,6 @@
-import type { Actor } from "@/lib/auth/actor";
-import { grantsOf } from "@/lib/auth/actor";
-import type { Permission } from "@/lib/auth/roles";
+import { type Actor, domainOfColumn, may } from "@/lib/access";
+import type { Permission } from "@/lib/access/roles";
 import { appendDecision } from "@/lib/audit/append";
-import { canIn } from "@/lib/domains/access";
-import { domainOfColumn } from "@/lib/domains/scope";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { ApprovalDecision, ApprovalStatus } from "./schema";
 import type { ApprovalView } from "./view";
@@ -63,8 +60,7 @@ export function domainsOf(row: Pick<ApprovalRow, "domain" | "domains">): (string
  * domain is for global readers only.
  */
 export function mayView(row: Pick<ApprovalRow, "domain" | "domains">, actor: Actor): boolean {
-  const grants = grantsOf(actor);
-  return domainsOf(row).every((domain) => canIn(grants, "reviews.read", domain));
+  return may(actor, "reviews.read", { domains: domainsOf(row) });
 }
 
 /**
@@ -82,8 +78,7 @@ export function isRequester(
 
 export function mayDecide(row: ApprovalRow, actor: Actor): boolean {
   if (actor.kind !== "user" || isRequester(row, actor)) return false;
-  const grants = grantsOf(actor);
-  return domainsOf(row).every((domain) => canIn(grants, row.permission as Permission, domain));
+  return may(actor, row.permission as Permission, { domains: domainsOf(row) });
 }
 
 export function toView(row: ApprovalRow, viewer?: Actor): ApprovalView {

@@ -1,7 +1,6 @@
-import type { Permission } from "@/lib/auth/roles";
+import type { Permission } from "@/lib/access/roles";
 import { appendDecision } from "@/lib/audit/append";
-import type { Standing } from "@/lib/access/standing";
-import { canIn } from "@/lib/domains/access";
+import { type Standing, may } from "@/lib/access";
 import { APPROVALS_SYSTEM, approvalLogDetails, type ApprovalRow, domainsOf, type Tx } from "./store";
 
 // A request runs on its requester's authority as it is when it is approved, not as it was when
@@ -12,7 +11,7 @@ import { APPROVALS_SYSTEM, approvalLogDetails, type ApprovalRow, domainsOf, type
 export function requesterLost(standing: Standing, row: Pick<ApprovalRow, "permission" | "domain" | "domains">) {
   if (standing.gone) return standing.gone;
   const { actor } = standing;
-  const refused = domainsOf(row).filter((d) => !canIn(actor.grants ?? [], row.permission as Permission, d));
+  const refused = domainsOf(row).filter((domain) => !may(actor, row.permission as Permission, { domain }));
   if (refused.length === 0) return null;
   const where = refused.map((d) => (d === null ? "every domain" : `domain ${d}`)).join(", ");
   return `${actor.label} may no longer ${row.permission} in ${where}`;

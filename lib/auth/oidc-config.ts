@@ -1,4 +1,4 @@
-import { isPersonRole, type PersonRole } from "./person-roles";
+import { isPersonRole, type PersonRole } from "@/lib/access/person-roles";
 
 // Single sign-on settings (docs/decisions/0036-single-sign-on.md), read from the environment.
 // No server imports: the login page and the start-up check read it too.

@@ -1,9 +1,7 @@
-import type { Permission } from "@/lib/auth/roles";
-import { type Standing, standingOf } from "@/lib/access/standing";
+import type { Permission } from "@/lib/access/roles";
+import { type Standing, standingOf, canAnywhere, domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/access";
 import { findLostRequests, withdrawRequest } from "@/lib/approvals/withdraw";
-import { canAnywhere } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
-import { domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/domains/scope";
+import type { Grant } from "@/lib/access/grant";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission } from "./create";

@@ -1,4 +1,4 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/access";
 import { pendingRefusal, pendingRequestsOf } from "@/lib/approvals/pending";
 import { countDecisions } from "@/lib/metrics/decisions";
 import { actionRefusal } from "@/lib/reviews/action-rules";

@@ -1,6 +1,6 @@
 import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
-import { domainOfKind } from "@/lib/domains/scope";
+import { domainOfKind } from "@/lib/access";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
 import type { ReviewStatus } from "./schema";

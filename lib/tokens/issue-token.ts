@@ -1,7 +1,6 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
-import type { Role } from "@/lib/auth/roles";
+import { type ChangeActor, personBehind } from "@/lib/access";
+import type { Role } from "@/lib/access/roles";
 import { createApiToken } from "@/lib/auth/tokens";
-import { personBehind } from "@/lib/access/standing";
 import { db } from "@/lib/db/client";
 
 export interface Issued {

@@ -1,10 +1,10 @@
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@/lib/auth/tokens";
-import { ROLES, type Permission, type Role } from "@/lib/auth/roles";
-import { canIn } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
-import { holdsPermission } from "@/lib/domains/scope-rules";
+import { ROLES, type Permission, type Role } from "@/lib/access/roles";
+import { canIn } from "@/lib/access";
+import type { Grant } from "@/lib/access/grant";
+import { holdsPermission } from "@/lib/access/scope-rules";
 import { API_OPERATIONS } from "@/lib/openapi/operations";
 import { type ApiOperation, documentedAnswers } from "@/lib/openapi/operation";
 import { createOperation } from "@/lib/operations/create";

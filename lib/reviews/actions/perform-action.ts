@@ -1,5 +1,4 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
-import { mayRead } from "@/lib/domains/scope";
+import { type Actor, grantsOf, may } from "@/lib/access";
 import type { ApprovalView } from "@/lib/approvals/view";
 import { operationItemRefusal, pendingRequestRefusal } from "@/lib/approvals/pending";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
@@ -106,7 +105,7 @@ export async function performActionInTx(
   const grants = grantsOf(actor);
   // A record outside the actor's domains does not exist for them: the same 404 as an unknown id,
   // before the version check could tell them otherwise (ADR 0030).
-  if (!record || !mayRead(grants, record.domain)) throw notFound(`no review record ${recordId}`);
+  if (!record || !may(actor, "reviews.read", { domain: record.domain })) throw notFound(`no review record ${recordId}`);
   if (record.version !== request.expectedVersion) {
     throw conflict(
       "stale-version",
