@@ -197,7 +197,7 @@ const REVIEWS: ApiOperation[] = [
       404: error("No record with this id."),
       409: {
         description:
-          "`expectedVersion` is stale or the action does not fit the record's state (or another decision on the record waits for approval, `approval-pending`); `record` is the record as it is now.",
+          "`expectedVersion` is stale or the action does not fit the record's state (or a decision on the record waits for approval, `approval-pending` naming the request: only a note or an assignment goes beside it); `record` is the record as it is now.",
         content: json(body.actionConflictSchema),
       },
       422: error(
@@ -744,7 +744,7 @@ const approvalAnswer = (name: "approve" | "reject", operationIdText: string, sum
     access: {
       kind: "permission",
       permission: "reviews.act",
-      also: "Only a person (a session, not a token), never the requester (`403 own-request`), holding the decision's permission in its domain.",
+      also: "Only a person (a session, not a token), never the requester nor the person who issued the requesting token (`403 own-request`), holding the decision's permission in its domain (for an operation, in every domain of the selection frozen at approval: `403 approver-outside`; records in no domain need a global grant). The decision runs with the requester's grants as they are now; a requester who may no longer ask for it gets the request withdrawn (`409 approval-withdrawn`).",
     },
     params: approvalId,
     body: approvalAnswerSchema,
