@@ -172,6 +172,9 @@ describe("bulk operations and per-record policies", () => {
 
     const replay = await createOperation(other, "replay", [waiting, free]);
     expect(replay.status).toBe(201);
+    // The dry run says so before anyone confirms.
+    const dry = await call(dryRunRoute, { ...auth(other), params: { operationId: replay.body.id }, body: {} });
+    expect(dry.body.dryRun.counts["approval-pending"]).toBe(1);
     const items = await runOperation(other, replay.body.id);
     const byRecord = new Map(items.map((i) => [i.review_id, i]));
     expect(byRecord.get(free)!.state).toBe("dispatched");
