@@ -1,6 +1,6 @@
 import "dotenv/config";
 import pg from "pg";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { confirmOperation, dryRunOperation, pauseOperation, resumeOperation } from "@/lib/operations/control";
 import { createOperation } from "@/lib/operations/create";
 import { runDispatcher } from "@/lib/operations/dispatcher";

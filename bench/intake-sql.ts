@@ -1,7 +1,7 @@
 import "dotenv/config";
 import { readFileSync } from "node:fs";
 import pg from "pg";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { closeDb } from "@/lib/db/client";
 import { withConnection } from "@/lib/db/connection";
 import { migrate } from "@/lib/db/migrate";

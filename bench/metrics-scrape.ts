@@ -1,7 +1,7 @@
 import "dotenv/config";
 import pg from "pg";
 import { GET as metricsRoute } from "@/app/api/metrics/route";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
 import { scrapeMetrics } from "@/lib/metrics/registry";

@@ -4,7 +4,7 @@ import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { GET as auditRoute } from "@/app/api/v1/audit/route";
 import { GET as groupsRoute } from "@/app/api/v1/reviews/groups/route";
 import { GET as statsRoute } from "@/app/api/v1/reviews/stats/route";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
 import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";

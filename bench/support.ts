@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import os from "node:os";
 import pg from "pg";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { closeDb } from "@/lib/db/client";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import { listPolicies, removePolicy, setPolicy } from "@/lib/approvals/policies";
 import { APPROVAL_DECISIONS, type ApprovalDecision, policyRemoveSchema, policySetSchema } from "@/lib/approvals/schema";
 import type { WithDatabase } from "./audit-commands";

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import type { PasswordLink } from "@/lib/auth/password-links";
 import type { PausedByChange } from "@/lib/operations/authority";
 import { createUser, newUserSchema, PERSON_ROLES, type PersonRole } from "@/lib/users/create-user";

@@ -1,5 +1,5 @@
 import { type Command, Option } from "commander";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import { createWebhookSchema, removeWebhookSchema, WEBHOOK_FORMATS } from "@/lib/notifications/endpoint-schema";
 import { addWebhook, listWebhooks, removeWebhook } from "@/lib/notifications/endpoints";
 import type { WithDatabase } from "./audit-commands";

@@ -4,10 +4,10 @@ import { ApprovalsBadge } from "@/components/approvals/approvals-badge";
 import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { buttonClassName } from "@/components/ui/button";
-import type { Role } from "@/lib/auth/roles";
-import type { Grant } from "@/lib/domains/grant";
+import type { Role } from "@/lib/access/roles";
+import type { Grant } from "@/lib/access/grant";
 import { grantsLabel } from "@/lib/domains/grant-label";
-import { holdsPermission } from "@/lib/domains/scope-rules";
+import { holdsPermission } from "@/lib/access/scope-rules";
 
 export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference" | "approvals";
 

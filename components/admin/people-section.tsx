@@ -12,7 +12,7 @@ import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import { PERSON_ROLES } from "@/lib/access/person-roles";
 import { grantLabel } from "@/lib/domains/grant-label";
 import type { PersonView } from "@/lib/users/person-view";
 import styles from "./admin.module.css";

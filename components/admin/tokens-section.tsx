@@ -12,7 +12,7 @@ import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { formatUtc } from "@/components/ui/time";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import { ROLES } from "@/lib/auth/roles";
+import { ROLES } from "@/lib/access/roles";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
 import type { TokenView } from "@/lib/tokens/token-view";
 import styles from "./admin.module.css";

@@ -14,6 +14,7 @@ const TONE = {
   rejected: "neutral",
   expired: "neutral",
   failed: "danger",
+  withdrawn: "neutral",
 } as const;
 
 /** One request: what it would do, who asked and why, until when; the answer form when the viewer may answer. */

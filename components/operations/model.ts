@@ -1,7 +1,7 @@
 import type { Tone } from "@/components/ui/badge";
-import type { Role } from "@/lib/auth/roles";
-import type { Grant } from "@/lib/domains/grant";
-import { holdsPermission } from "@/lib/domains/scope-rules";
+import type { Role } from "@/lib/access/roles";
+import type { Grant } from "@/lib/access/grant";
+import { holdsPermission } from "@/lib/access/scope-rules";
 import {
   LIVE_OPERATION_STATES,
   OPERATION_ACTIONS,
@@ -78,6 +78,7 @@ export const VERDICT_TONE: Record<Verdict, Tone> = {
   "would-cancel": "info",
   "effect-applied": "warning",
   "would-note": "info",
+  "approval-pending": "neutral",
 };
 
 export const VERDICT_MEANING: Record<Verdict, string> = {
@@ -93,6 +94,7 @@ export const VERDICT_MEANING: Record<Verdict, string> = {
   "would-cancel": "the effect will be marked cancelled",
   "effect-applied": "refused: the effect is already applied",
   "would-note": "the note will be added",
+  "approval-pending": "a decision on the record waits for approval: it will be skipped",
 };
 
 /** Item states in the order a person reads progress: waiting, then the outcomes, then the rest. */

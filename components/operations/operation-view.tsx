@@ -3,9 +3,9 @@
 import { useQuery } from "@tanstack/react-query";
 import { ErrorState } from "@/components/ui/states";
 import { formatUtc } from "@/components/ui/time";
-import type { Role } from "@/lib/auth/roles";
-import type { Grant } from "@/lib/domains/grant";
-import { holdsPermission } from "@/lib/domains/scope-rules";
+import type { Role } from "@/lib/access/roles";
+import type { Grant } from "@/lib/access/grant";
+import { holdsPermission } from "@/lib/access/scope-rules";
 import { Notice } from "@/components/ui/notice";
 import { Topline } from "@/components/ui/topline";
 import { DryRunSection } from "./dry-run-section";

@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
-import { holdsPermission } from "@/lib/domains/scope-rules";
+import { holdsPermission } from "@/lib/access/scope-rules";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerAuthority } from "@/components/operations/viewer-role";
 import { ListFooter, ListHeading } from "@/components/ui/list";

@@ -1,7 +1,7 @@
 "use client";
 
-import type { Role } from "@/lib/auth/roles";
-import type { Grant } from "@/lib/domains/grant";
+import type { Role } from "@/lib/access/roles";
+import type { Grant } from "@/lib/access/grant";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { RecordApproval } from "@/components/approvals/record-approval";
 import { Topline } from "@/components/ui/topline";

@@ -1,9 +1,8 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { type Actor, grantsOf, domainsWhere, standingOf, domainOfColumn, domainsRefused } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { isUuid } from "@/lib/domain/ids";
-import { domainsWhere } from "@/lib/domains/access";
 import { createOperationInTx } from "@/lib/operations/create";
 import type { CreateOperationRequest } from "@/lib/operations/schema";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
@@ -19,16 +18,43 @@ import {
   toView,
   type Tx,
 } from "./store";
+import { requesterLost, withdrawRequest } from "./withdraw";
+import type { Permission } from "@/lib/access/roles";
 import type { ApprovalView } from "./view";
 
-/** The request's author, as the stored decision runs: their label and their role when they asked. */
-function requesterOf(row: ApprovalRow): Actor {
-  return {
-    kind: row.requestedByKind as Actor["kind"],
-    id: row.requestedById,
-    label: row.requestedBy,
-    role: row.requestedRole,
-  };
+/**
+ * The request's author as they stand now (lib/access standingOf): the decision runs with their
+ * current grants, never the role they had when they asked; null when they may no longer ask for
+ * it (the reason, and the request is withdrawn by the caller). A requester this console cannot
+ * look up (a legacy row) runs as stored, without grants beyond the role it asked with.
+ */
+async function requesterNow(tx: Tx, row: ApprovalRow): Promise<{ actor: Actor } | { lost: string }> {
+  const standing = await standingOf(tx, `${row.requestedByKind}:${row.requestedById}`);
+  if (!standing) {
+    const stored = row.requestedByKind as Actor["kind"];
+    return { actor: { kind: stored, id: row.requestedById, label: row.requestedBy, role: row.requestedRole } };
+  }
+  const lost = requesterLost(standing, row);
+  return lost ? { lost } : { actor: standing.actor };
+}
+
+/**
+ * The approver must hold the permission in every domain of what the approval created (an
+ * operation's selection is frozen anew when it is approved, and may reach records in no domain).
+ */
+async function refuseApproverOutside(tx: Tx, row: ApprovalRow, operationId: string, approver: Actor) {
+  const [op] = await tx.$queryRaw<{ domains: string[] }[]>`
+    SELECT domains FROM bulk_operations WHERE id = ${operationId}::uuid`;
+  const refused = domainsRefused(grantsOf(approver), row.permission as Permission, op?.domains ?? []);
+  if (refused.length === 0) return;
+  const named = refused.map((d) => (domainOfColumn(d) === null ? "records in no domain" : `domain ${d}`));
+  throw forbidden(
+    "approver-outside",
+    `you may not ${row.permission} in ${named.join(", ")}, which the operation includes`,
+    {
+      details: { approvalId: row.id, permission: row.permission, domains: refused },
+    },
+  );
 }
 
 /**
@@ -80,20 +106,32 @@ export async function approveRequest(id: string, reason: string, approver: Actor
     async (tx): Promise<ApprovalView | Refusal> => {
       const row = await lockPending(tx, id, approver);
       if (row instanceof Refusal) return row;
+      const requester = await requesterNow(tx, row);
+      if ("lost" in requester) {
+        await withdrawRequest(tx, id, requester.lost);
+        return conflict(
+          "approval-withdrawn",
+          `the request was withdrawn: ${requester.lost}; nothing ran (approval request ${id})`,
+        );
+      }
       const approved = { approvalId: row.id, requestedBy: row.requestedBy, approvedBy: approver.label };
       let operationId: string | null = null;
       await tx.$executeRaw`SAVEPOINT approval_run`;
       try {
         if (row.decision === "operation") {
-          const created = await createOperationInTx(tx, row.request as CreateOperationRequest, requesterOf(row), {
+          const created = await createOperationInTx(tx, row.request as CreateOperationRequest, requester.actor, {
             approved,
           });
-          if ("operationId" in created) operationId = created.operationId;
+          if ("operationId" in created) {
+            operationId = created.operationId;
+            await refuseApproverOutside(tx, row, operationId, approver);
+          }
         } else {
-          await performActionInTx(tx, row.reviewId!, row.request as ActionRequest, requesterOf(row), { approved });
+          await performActionInTx(tx, row.reviewId!, row.request as ActionRequest, requester.actor, { approved });
         }
       } catch (error) {
-        if (!(error instanceof Refusal)) throw error;
+        // Not this approver's to approve: nothing changes, the request waits for one who may.
+        if (!(error instanceof Refusal) || error.code === "approver-outside") throw error;
         await tx.$executeRaw`ROLLBACK TO SAVEPOINT approval_run`;
         const stale = error.code === "stale-version";
         const failed = await tx.approvalRequest.update({

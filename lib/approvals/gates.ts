@@ -1,9 +1,9 @@
-import type { Actor } from "@/lib/auth/actor";
-import { conflict } from "@/lib/domain/refusal";
+import { type Actor, NO_DOMAIN } from "@/lib/access";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission, type OperationApprovalGate } from "@/lib/operations/create";
 import { ACTION_RULES } from "@/lib/reviews/action-rules";
 import type { ActionApprovalGate } from "@/lib/reviews/actions/perform-action";
+import { pendingRequestRefusal } from "./pending";
 import { effectivePolicy } from "./policies";
 import { isApprovableAction } from "./schema";
 import { expireOverdue, storeApproval, toView, type Tx } from "./store";
@@ -31,16 +31,8 @@ export function recordApprovalGate(requester: Actor): ActionApprovalGate {
       if (!policy) return null;
       // Under the record's row lock, so two requests for one record cannot both be stored.
       await expireOverdue(tx, { reviewId: record.id });
-      const waiting = await tx.approvalRequest.findFirst({
-        where: { reviewId: record.id, status: "pending" },
-        select: { id: true, decision: true },
-      });
-      if (waiting) {
-        throw conflict(
-          "approval-pending",
-          `a ${waiting.decision} of this record waits for approval (${waiting.id}); it must be approved, rejected or expire first`,
-        );
-      }
+      const waiting = await pendingRequestRefusal(tx, record.id, request.action);
+      if (waiting) throw waiting;
       return { domain, expiresAfterSeconds: policy.expiresAfterSeconds } satisfies RecordHold;
     },
     async hold(tx, record, request, needed) {
@@ -85,14 +77,22 @@ export function operationApprovalGate(requester: Actor): OperationApprovalGate {
         SELECT domain_of_kind(r.kind) AS domain, count(*)::int AS records
           FROM bulk_operation_items i JOIN review_records r ON r.id = i.review_id
          WHERE i.operation_id = ${operationId}::uuid GROUP BY 1`;
+      const [op] = await tx.$queryRaw<{ action: string }[]>`
+        SELECT action::text AS action FROM bulk_operations WHERE id = ${operationId}::uuid`;
       let expiresAfterSeconds: number | null = null;
       for (const group of groups) {
         const policy = await effectivePolicy(tx, "operation", group.domain);
-        if (!policy || (policy.minRecords !== null && group.records <= policy.minRecords)) continue;
-        expiresAfterSeconds = Math.min(expiresAfterSeconds ?? Infinity, policy.expiresAfterSeconds);
+        if (policy && (policy.minRecords === null || group.records > policy.minRecords)) {
+          expiresAfterSeconds = Math.min(expiresAfterSeconds ?? Infinity, policy.expiresAfterSeconds);
+        }
+        // A per-record policy of the action holds back the operation that would take it, however
+        // few records it has: one person's bulk cancel of one record is still one person's cancel.
+        const perRecord = isApprovableAction(op!.action) ? await effectivePolicy(tx, op!.action, group.domain) : null;
+        if (perRecord) expiresAfterSeconds = Math.min(expiresAfterSeconds ?? Infinity, perRecord.expiresAfterSeconds);
       }
       if (expiresAfterSeconds === null) return null;
-      const domains = groups.flatMap((g) => (g.domain === null ? [] : [g.domain])).sort();
+      // Records in no domain are named too (NO_DOMAIN): then only a global approver may approve.
+      const domains = groups.map((g) => g.domain ?? NO_DOMAIN).sort();
       const single = groups.length === 1 ? (groups[0]!.domain ?? null) : null;
       return { domain: single, domains, expiresAfterSeconds } satisfies OperationHold;
     },

@@ -1,8 +1,6 @@
-import type { Actor } from "@/lib/auth/actor";
-import { grantsOf } from "@/lib/auth/actor";
-import type { Permission } from "@/lib/auth/roles";
+import { type Actor, domainOfColumn, may } from "@/lib/access";
+import type { Permission } from "@/lib/access/roles";
 import { appendDecision } from "@/lib/audit/append";
-import { canIn } from "@/lib/domains/access";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { ApprovalDecision, ApprovalStatus } from "./schema";
 import type { ApprovalView } from "./view";
@@ -45,11 +43,15 @@ export function domainNames(row: Pick<ApprovalRow, "domains">): string[] {
   return Array.isArray(row.domains) ? row.domains.filter((d): d is string => typeof d === "string") : [];
 }
 
-/** The domains the approver must hold the permission in: one, several, or none (global only). */
+/**
+ * The domains the approver must hold the permission in: one, several, or none (global only). An
+ * operation's records in no domain are listed as NO_DOMAIN and read as null here: a request that
+ * includes any needs a global approver.
+ */
 export function domainsOf(row: Pick<ApprovalRow, "domain" | "domains">): (string | null)[] {
   if (row.domain !== null) return [row.domain];
   const names = domainNames(row);
-  return names.length > 0 ? names : [null];
+  return names.length > 0 ? names.map(domainOfColumn) : [null];
 }
 
 /**
@@ -58,19 +60,25 @@ export function domainsOf(row: Pick<ApprovalRow, "domain" | "domains">): (string
  * domain is for global readers only.
  */
 export function mayView(row: Pick<ApprovalRow, "domain" | "domains">, actor: Actor): boolean {
-  const grants = grantsOf(actor);
-  return domainsOf(row).every((domain) => canIn(grants, "reviews.read", domain));
+  return may(actor, "reviews.read", { domains: domainsOf(row) });
 }
 
-/** Same person or token: compared by id, never by label. */
-export function isRequester(row: Pick<ApprovalRow, "requestedByKind" | "requestedById">, actor: Actor): boolean {
-  return row.requestedByKind === actor.kind && row.requestedById === actor.id;
+/**
+ * Same person or token, compared by id, never by label; and the person behind a token is its
+ * token's requester too: nobody approves what they filed with their own token.
+ */
+export function isRequester(
+  row: Pick<ApprovalRow, "requestedByKind" | "requestedById" | "requestedPersonId">,
+  actor: Actor,
+): boolean {
+  if (row.requestedByKind === actor.kind && row.requestedById === actor.id) return true;
+  const person = actor.person ?? (actor.kind === "user" ? actor.id : null);
+  return person !== null && row.requestedPersonId === person;
 }
 
 export function mayDecide(row: ApprovalRow, actor: Actor): boolean {
   if (actor.kind !== "user" || isRequester(row, actor)) return false;
-  const grants = grantsOf(actor);
-  return domainsOf(row).every((domain) => canIn(grants, row.permission as Permission, domain));
+  return may(actor, row.permission as Permission, { domains: domainsOf(row) });
 }
 
 export function toView(row: ApprovalRow, viewer?: Actor): ApprovalView {
@@ -131,6 +139,7 @@ export async function storeApproval(tx: Tx, approval: NewApproval, requester: Ac
       requestedByKind: requester.kind,
       requestedById: requester.id,
       requestedRole: requester.role,
+      requestedPersonId: requester.person ?? (requester.kind === "user" ? requester.id : null),
       expiresAt: new Date(Date.now() + approval.expiresAfterSeconds * 1000),
     },
   });

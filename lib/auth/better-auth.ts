@@ -2,7 +2,7 @@ import { betterAuth, type BetterAuthOptions, type DBAdapter } from "better-auth"
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
-import { grantsOfUser } from "@/lib/domains/grants";
+import { grantsOfUser } from "@/lib/access";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { servedOverHttps } from "@/lib/http/https";
 import { log } from "@/lib/log";
@@ -13,7 +13,7 @@ import { oidcConfig, passwordSignInEnabled } from "./oidc-config";
 import { hideSessionTokens } from "./hide-session-tokens";
 import { deliverPasswordLink, PASSWORD_LINK_SECONDS, recordPasswordSet } from "./password-links";
 import { hashPassword, verifyPassword } from "./passwords";
-import { isPersonRole, PERSON_ROLES } from "./person-roles";
+import { isPersonRole, PERSON_ROLES } from "@/lib/access/person-roles";
 import { authSecret } from "./secret";
 import type { SessionUser } from "./session";
 import { signInLimitAfter, signInLimitBefore } from "./sign-in-limit";

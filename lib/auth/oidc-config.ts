@@ -1,5 +1,5 @@
-import { GLOBAL_ONLY_ROLES } from "@/lib/domains/scope-rules";
-import { isPersonRole, type PersonRole } from "./person-roles";
+import { GLOBAL_ONLY_ROLES } from "@/lib/access/scope-rules";
+import { isPersonRole, type PersonRole } from "@/lib/access/person-roles";
 
 // Single sign-on settings (docs/decisions/0036-single-sign-on.md), read from the environment.
 // No server imports: the login page and the start-up check read it too.

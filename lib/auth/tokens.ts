@@ -5,7 +5,7 @@ import { conflict, notFound } from "@/lib/domain/refusal";
 import { refuseScopedGlobalRole } from "@/lib/domains/manage";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
 import { log } from "@/lib/log";
-import type { Role } from "./roles";
+import type { Role } from "@/lib/access/roles";
 
 // Tokens carry 256 random bits, so a fast hash is enough to make the stored value useless to a
 // reader of the database (a slow password hash would only slow every request down).
@@ -24,6 +24,8 @@ export interface TokenActor {
   role: Role;
   /** The one domain it is scoped to (ADR 0029), or null: every domain. */
   domain: string | null;
+  /** The person who issued it (null: the CLI): for four eyes, its requests are theirs. */
+  person: string | null;
 }
 
 export interface IssueOptions {
@@ -34,6 +36,8 @@ export interface IssueOptions {
   reason?: string;
   /** The one domain it may report and claim in (ADR 0029); absent or null: every domain. */
   domain?: string | null;
+  /** The person issuing it (lib/access personBehind); absent or null: the CLI, a seed, a test. */
+  createdByUserId?: string | null;
 }
 
 /**
@@ -74,6 +78,7 @@ export async function createApiToken(
         createdBy: actor,
         expiresAt,
         domain,
+        createdByUserId: options.createdByUserId ?? null,
       },
     });
     await appendDecision(tx, {
@@ -104,6 +109,7 @@ export interface TokenRow {
   name: string;
   role: Role;
   domain: string | null;
+  person: string | null;
   usable: boolean;
   usedRecently: boolean;
 }
@@ -120,11 +126,11 @@ export async function findTokenActor(token: string): Promise<TokenActor | null> 
   const row = await tokenLookups().find(hashToken(token));
   if (!row?.usable) return null;
   if (!row.usedRecently) await touchLastUsed(row.id);
-  return { kind: "token", id: row.id, name: row.name, role: row.role, domain: row.domain };
+  return { kind: "token", id: row.id, name: row.name, role: row.role, domain: row.domain, person: row.person };
 }
 
 /** Bump the version when the text changes: a connection keeps a name's first text. */
-const TOKEN_ROWS_STATEMENT = "review-console:token-rows:v1";
+const TOKEN_ROWS_STATEMENT = "review-console:token-rows:v2";
 
 /**
  * The rows of these token hashes, one query for all of them. Every API request of a program
@@ -136,6 +142,7 @@ export async function tokenRows(hashes: string[]): Promise<Map<string, TokenRow>
   const { rows } = await dbPool().query<TokenRow>({
     name: TOKEN_ROWS_STATEMENT,
     text: `SELECT token_hash AS "tokenHash", id::text, name, role::text AS role, domain,
+                  created_by_user_id::text AS person,
                   revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now()) AS usable,
                   COALESCE(last_used_at > now() - $2::int * interval '1 second', false) AS "usedRecently"
              FROM api_tokens WHERE token_hash = ANY($1::text[])`,

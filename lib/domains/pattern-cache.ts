@@ -5,7 +5,7 @@ import { type DomainPattern, matchDomain } from "./kinds";
  * The domain_kinds table held in memory for the intake hot path (ADR 0029): a scoped token's
  * report is checked against it without a query. Read again at most every TTL; a change made by
  * this process (lib/domains/manage.ts) drops it at once, a change made by another instance
- * reaches this one within the TTL. Global tokens never ask (lib/domains/report-scope.ts).
+ * reaches this one within the TTL. Global tokens never ask (lib/access/report-scope.ts).
  */
 
 export const DOMAIN_PATTERNS_TTL_MS = 5_000;

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/access";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { getOperation, operationExists } from "@/lib/operations/view";

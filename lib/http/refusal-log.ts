@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { appendDecision, appendStandaloneDecision, type DecisionEntry } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";

@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import type { FieldIssue, Refusal, RefusalKind } from "@/lib/domain/refusal";
 import { recordRefusal } from "./refusal-log";
 

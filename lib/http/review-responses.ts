@@ -1,5 +1,5 @@
 import { Refusal } from "@/lib/domain/refusal";
-import type { Grant } from "@/lib/domains/grant";
+import type { Grant } from "@/lib/access";
 import { getReview, type ReviewDetail } from "@/lib/reviews/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";
 import { stringifyWithRaw } from "@review-console/contract";

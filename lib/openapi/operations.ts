@@ -200,7 +200,7 @@ const REVIEWS: ApiOperation[] = [
       404: error("No record with this id."),
       409: {
         description:
-          "`expectedVersion` is stale or the action does not fit the record's state (or another decision on the record waits for approval, `approval-pending`; or, for an identity scoped to domains, the record's `effectKey` or `sequenceKey` is named by a record of a domain it may not act in, `key-in-other-domain`, ADR 0038); `record` is the record as it is now.",
+          "`expectedVersion` is stale or the action does not fit the record's state (or a decision on the record waits for approval, `approval-pending` naming the request: only a note or an assignment goes beside it; or, for an identity scoped to domains, the record's `effectKey` or `sequenceKey` is named by a record of a domain it may not act in, `key-in-other-domain`, ADR 0038); `record` is the record as it is now.",
         content: json(body.actionConflictSchema),
       },
       422: error(
@@ -763,7 +763,7 @@ const approvalAnswer = (name: "approve" | "reject", operationIdText: string, sum
     access: {
       kind: "permission",
       permission: "reviews.act",
-      also: "Only a person (a session, not a token), never the requester (`403 own-request`), holding the decision's permission in its domain.",
+      also: "Only a person (a session, not a token), never the requester nor the person who issued the requesting token (`403 own-request`), holding the decision's permission in its domain (for an operation, in every domain of the selection frozen at approval: `403 approver-outside`; records in no domain need a global grant). The decision runs with the requester's grants as they are now; a requester who may no longer ask for it gets the request withdrawn (`409 approval-withdrawn`).",
     },
     params: approvalId,
     body: approvalAnswerSchema,
@@ -771,7 +771,7 @@ const approvalAnswer = (name: "approve" | "reject", operationIdText: string, sum
       ...ok("The request as it now is.", body.approvalAnswerBodySchema),
       404: error("No approval request with this id."),
       409: error(
-        "Already answered (`already-decided`), expired (`approval-expired`), or the decision could not run and the request is now `failed` (`approval-stale`: the record changed; `approval-failed`).",
+        "Already answered (`already-decided`), expired (`approval-expired`), or the decision could not run and the request is now `failed` (`approval-stale`: the record changed; `approval-failed`), or withdrawn because the requester may no longer ask for it (`approval-withdrawn`: disabled, revoked, or without the grant now).",
       ),
     },
   }) satisfies ApiOperation;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { REVIEW_CATEGORIES } from "@review-console/contract";
-import { ROLES } from "@/lib/auth/roles";
-import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import { ROLES } from "@/lib/access/roles";
+import { PERSON_ROLES } from "@/lib/access/person-roles";
 import { REVIEW_STATUSES } from "@/lib/reviews/schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_CONTROLS, OPERATION_STATES, VERDICTS } from "@/lib/operations/types";
 
@@ -545,7 +545,7 @@ export const grantChangedSchema = z.object({
 export const approvalSchema = z
   .object({
     id: uuid,
-    status: z.enum(["pending", "approved", "rejected", "expired", "failed"]),
+    status: z.enum(["pending", "approved", "rejected", "expired", "failed", "withdrawn"]),
     decision: z.enum(["operation", "cancel", "confirm-applied", "skip-gap"]),
     action: z.string().meta({ description: "The record action, or `operation`." }),
     operationAction: z.string().nullable().meta({ description: "For an operation: replay, cancel or note." }),

@@ -1,10 +1,9 @@
-import type { Permission, Role } from "@/lib/auth/roles";
-import { canAnywhere } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
-import { domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/domains/scope";
+import type { Permission } from "@/lib/access/roles";
+import { type Standing, standingOf, canAnywhere, domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/access";
+import { findLostRequests, withdrawRequest } from "@/lib/approvals/withdraw";
+import type { Grant } from "@/lib/access/grant";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { isUuid } from "@/lib/domain/ids";
 import { operationPermission } from "./create";
 import { OPERATIONS_ACTOR } from "./items-state";
 import type { OperationAction } from "./types";
@@ -24,61 +23,20 @@ export const AUTO_REPLAY_SWITCH_ACTOR = "system:auto-replay";
 /** Automatic replay of ready records schedules replays: the permission to resolve records. */
 export const AUTO_REPLAY_PERMISSION: Permission = "reviews.resolve";
 
-/** Where an actor stands now: its role and grants, or why it no longer counts at all. */
-interface Standing {
-  label: string;
-  role: Role | null;
-  /** A person's role_grants, a token's one grant (ADR 0030), as they are now. */
-  grants: Grant[];
-  /** Set when the actor may do nothing any more: disabled, revoked, expired, gone. */
-  gone: string | null;
-}
-
-/**
- * The standing of `authority`, read inside the caller's transaction (so a change made earlier
- * in it counts). Null when the authority names no person or token this console knows how to
- * check (a legacy row without one, a system actor, an in-process consumer): not checked.
- */
-async function standingOf(tx: Tx, authority: string | null): Promise<Standing | null> {
-  const match = authority ? /^(user|token):(.+)$/.exec(authority) : null;
-  if (!match || !isUuid(match[2]!)) return null;
-  const [, kind, id] = match;
-  if (kind === "user") {
-    const rows = await tx.$queryRaw<{ email: string; role: Role; banned: boolean }[]>`
-      SELECT email, role::text AS role, banned FROM users WHERE id = ${id}::uuid`;
-    const user = rows[0];
-    if (!user) return { label: authority!, role: null, grants: [], gone: `${authority} no longer exists` };
-    const label = `user:${user.email}`;
-    const grants = await tx.$queryRaw<Grant[]>`
-      SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${id}::uuid ORDER BY 1, 2`;
-    return { label, role: user.role, grants, gone: user.banned ? `${label} was disabled` : null };
-  }
-  const rows = await tx.$queryRaw<
-    { name: string; role: Role; domain: string | null; revoked: boolean; expired: boolean }[]
-  >`
-    SELECT name, role::text AS role, domain, revoked_at IS NOT NULL AS revoked,
-           COALESCE(expires_at <= now(), false) AS expired
-      FROM api_tokens WHERE id = ${id}::uuid`;
-  const token = rows[0];
-  if (!token) return { label: authority!, role: null, grants: [], gone: `${authority} no longer exists` };
-  const label = `token:${token.name}`;
-  const gone = token.revoked ? `${label} was revoked` : token.expired ? `${label} has expired` : null;
-  return { label, role: token.role, grants: [{ role: token.role, domain: token.domain }], gone };
-}
-
 /**
  * Why `standing` no longer carries `permission`, or null when it still does: anywhere, and in
  * each of `domains` (an operation's frozen domains, a switch's kind's domain; NO_DOMAIN for none).
  */
 function lostBecause(standing: Standing, permission: Permission, domains: readonly string[] = []): string | null {
   if (standing.gone) return standing.gone;
-  if (!canAnywhere(standing.grants, permission)) {
-    return `${standing.label} now has the role ${standing.role}, which may not ${permission}`;
+  const { label, role, grants = [] } = standing.actor;
+  if (!canAnywhere(grants, permission)) {
+    return `${label} now has the role ${role}, which may not ${permission}`;
   }
-  const refused = domainsRefused(standing.grants, permission, domains);
+  const refused = domainsRefused(grants, permission, domains);
   if (refused.length > 0) {
     const named = refused.map((d) => (domainOfColumn(d) === null ? "records in no domain" : `domain ${d}`));
-    return `${standing.label} may no longer ${permission} in ${named.join(", ")}`;
+    return `${label} may no longer ${permission} in ${named.join(", ")}`;
   }
   return null;
 }
@@ -104,7 +62,7 @@ export async function operationAuthority(
 ): Promise<OperationAuthority> {
   const standing = await standingOf(tx, authority);
   if (!standing) return { lost: null, grants: null };
-  return { lost: lostBecause(standing, operationPermission(action), domains), grants: standing.grants };
+  return { lost: lostBecause(standing, operationPermission(action), domains), grants: standing.actor.grants ?? [] };
 }
 
 /** Why the operation's authority may no longer dispatch it, or null (operationAuthority's `lost`). */
@@ -186,6 +144,9 @@ export async function pauseWhatLostAuthority(tx: Tx, authority: string, cause: s
   const paused: PausedByChange = { operations: [], kinds: [] };
   const standing = await standingOf(tx, authority);
   if (!standing) return paused;
+  // Their pending approval requests they may no longer ask for are withdrawn too (locked first,
+  // like an approval locks its request before anything else; withdrawn after the entries above).
+  const lostRequests = await findLostRequests(tx, standing, cause);
   const entries: DecisionEntry[] = [];
   // Operation rows before the log's head, the order the dispatcher takes them in.
   const operations = await tx.$queryRaw<{ id: string; action: OperationAction; state: string; domains: string[] }[]>`
@@ -209,5 +170,6 @@ export async function pauseWhatLostAuthority(tx: Tx, authority: string, cause: s
     paused.kinds.push(kind);
   }
   for (const entry of entries) await appendDecision(tx, entry);
+  for (const lost of lostRequests) await withdrawRequest(tx, lost.id, lost.because);
   return paused;
 }

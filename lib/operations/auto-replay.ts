@@ -1,9 +1,6 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
-import { canIn, domainsWhere } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
+import { type Actor, systemActor, grantsOf, canIn, domainsWhere, domainOfKind, mayRead, actorRef } from "@/lib/access";
+import type { Grant } from "@/lib/access/grant";
 import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
-import { domainOfKind, mayRead } from "@/lib/domains/scope";
-import { actorRef } from "@/lib/auth/actor-ref";
 import { appendDecision } from "@/lib/audit/append";
 import { defaultKindRegistry } from "@review-console/contract";
 import { db } from "@/lib/db/client";
@@ -19,12 +16,12 @@ import type { KindAutoReplay } from "./types";
 // the dispatcher then schedules each one's replay through the single-record action.
 
 /** Who schedules the automatic replays; its decision-log entries name who enabled them. */
-export const AUTO_REPLAY_ACTOR: Actor = {
+export const AUTO_REPLAY_ACTOR: Actor = systemActor({
   kind: "token",
   id: "system:auto-replay",
   label: "system:auto-replay",
   role: "owner",
-};
+});
 
 /** Replays scheduled per call at most; the next tick takes the rest. */
 export const AUTO_REPLAY_BATCH = 200;

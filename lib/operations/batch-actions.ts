@@ -1,4 +1,5 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
+import { type Actor, grantsOf } from "@/lib/access";
+import { pendingRefusal, pendingRequestsOf } from "@/lib/approvals/pending";
 import { countDecisions } from "@/lib/metrics/decisions";
 import { actionRefusal } from "@/lib/reviews/action-rules";
 import type { Tx } from "@/lib/reviews/actions/perform-action";
@@ -56,12 +57,25 @@ async function lockAndCheck(
            public.domain_of_kind(kind) AS domain FROM review_records
      WHERE id = ANY(${items.map((i) => i.reviewId)}::uuid[]) ORDER BY id FOR UPDATE`;
   const byId = new Map(rows.map((r) => [r.id, r]));
+  // A record whose approval request waits is not replayed by an operation (a note still goes).
+  const waiting =
+    action === "note"
+      ? new Map()
+      : await pendingRequestsOf(
+          tx,
+          rows.map((r) => r.id),
+        );
   const eligible: BatchItem[] = [];
   const skipped: BatchResult[] = [];
   for (const item of items) {
     const record = byId.get(item.reviewId);
     const skip = (detail: string) => skipped.push({ position: item.position, ok: false, detail });
+    const pending = waiting.get(item.reviewId);
     if (!record) skip(`not-found: no review record ${item.reviewId}`);
+    else if (pending) {
+      const refusal = pendingRefusal(pending);
+      skip(`${refusal.code}: ${refusal.message}`);
+    }
     // A note fits any record and changes nothing it depends on: it goes on the version of now.
     else if (action !== "note" && record.version !== item.frozenVersion) {
       skip(

@@ -1,7 +1,4 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
-import { actorRef } from "@/lib/auth/actor-ref";
-import { canAnywhere } from "@/lib/domains/access";
-import { domainsRefused, operationScopeCondition } from "@/lib/domains/scope";
+import { type Actor, grantsOf, actorRef, canAnywhere, domainsRefused, operationScopeCondition } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";

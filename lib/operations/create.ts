@@ -1,15 +1,16 @@
 import type { ApprovalView } from "@/lib/approvals/view";
-import { type Actor, grantsOf } from "@/lib/auth/actor";
-import { actorRef } from "@/lib/auth/actor-ref";
-import { canAnywhere } from "@/lib/domains/access";
 import {
   ALL_RECORDS,
+  type Actor,
+  grantsOf,
+  actorRef,
+  canAnywhere,
   domainsRefused,
   NO_DOMAIN,
   type RecordScope,
   recordScope,
   scopeCondition,
-} from "@/lib/domains/scope";
+} from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { forbidden, Refusal, unprocessable } from "@/lib/domain/refusal";

@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor, systemActor } from "@/lib/access";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { Refusal } from "@/lib/domain/refusal";
@@ -113,13 +113,13 @@ export async function dispatchStep(operationId: string, maxItems = MAX_BATCH): P
         return { type: "idle" };
       }
       // It acts with its authority's grants as they are now: each record is checked in its domain.
-      const actor: Actor = {
+      const actor = systemActor({
         kind: "user",
         id: `operation:${op.id}`,
         label: op.createdBy,
         role: op.createdRole,
-        ...(grants ? { grants } : {}),
-      };
+        grants,
+      });
       const { results, entries: recordEntries } = await actOnItems(tx, op, items, actor);
       const done = results.filter((r) => r.ok);
       // Refused ones are skipped: the record changed since the freeze, or the action no longer

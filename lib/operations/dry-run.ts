@@ -8,6 +8,7 @@ import {
   defaultKindRegistry,
   type KindRegistry,
 } from "@review-console/contract";
+import { pendingRequestsOf } from "@/lib/approvals/pending";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
@@ -19,6 +20,7 @@ const CHUNK = 5000;
 
 interface DryRunRow {
   position: number;
+  reviewId: string;
   /** `pending`, or `dispatched`: the operation's own replay, not finished yet (simulated, not judged). */
   itemState: "pending" | "dispatched";
   frozenVersion: number;
@@ -234,7 +236,7 @@ export async function computeDryRun(
       // sorted again for each chunk, quadratic in the size of the selection (bench:bulk).
       for (let after = 0; after < (bounds?.last ?? 0); after += CHUNK) {
         const rows = await tx.$queryRaw<DryRunRow[]>`
-          SELECT i.position, i.state::text AS "itemState", i.frozen_version AS "frozenVersion", rr.version,
+          SELECT i.position, i.review_id::text AS "reviewId", i.state::text AS "itemState", i.frozen_version AS "frozenVersion", rr.version,
                  rr.status::text AS status, rr.category::text AS category,
                  COALESCE(rev.envelope::text, rr.message::text) AS envelope, rr.effect_key AS "effectKey", rr.kind
             FROM bulk_operation_items i
@@ -248,13 +250,26 @@ export async function computeDryRun(
         if (rows.length === 0) continue;
         for (const row of rows) row.domain = matchDomain(row.kind, patterns);
         if (action !== "note") await loadState(tx, rows, sim);
+        // A record whose approval request waits is not acted on by the operation (a note goes).
+        const waiting =
+          action === "note"
+            ? new Map()
+            : await pendingRequestsOf(
+                tx,
+                rows.map((row) => row.reviewId),
+              );
         for (const row of rows) {
           if (row.itemState === "dispatched") {
             simulateDispatched(row, sim, now);
             continue;
           }
-          const judged =
-            action === "replay"
+          const pending = waiting.get(row.reviewId);
+          const judged: ItemVerdict = pending
+            ? {
+                verdict: "approval-pending",
+                detail: `a ${pending.decision} of this record waits for approval (${pending.id})`,
+              }
+            : action === "replay"
               ? judgeReplay(row, role, sim, now)
               : action === "cancel"
                 ? judgeCancel(row, role, sim)

@@ -1,6 +1,5 @@
 import { db } from "@/lib/db/client";
-import type { Grant } from "@/lib/domains/grant";
-import { operationScopeCondition } from "@/lib/domains/scope";
+import { type Grant, operationScopeCondition } from "@/lib/access";
 import type { RecordOperationRef } from "./types";
 
 /**

@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { selectionCondition } from "./create";
 import { MAX_SELECTION, type SelectionInput, selectionSchema } from "./schema";
 import { resolveSelection, type SelectingPerson } from "./selection";

@@ -40,6 +40,7 @@ export const VERDICTS = [
   "would-cancel",
   "effect-applied",
   "would-note",
+  "approval-pending",
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 

@@ -1,7 +1,6 @@
-import { canAnywhere } from "@/lib/domains/access";
-import { globalGrant, type Grant } from "@/lib/domains/grant";
-import type { Role } from "@/lib/auth/roles";
-import { domainsRefused, operationScopeCondition } from "@/lib/domains/scope";
+import { canAnywhere, domainsRefused, operationScopeCondition } from "@/lib/access";
+import { globalGrant, type Grant } from "@/lib/access/grant";
+import type { Role } from "@/lib/access/roles";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { seqCursor } from "@/lib/http/seq-cursor";

@@ -1,14 +1,8 @@
 import { REVIEW_CATEGORIES, type ReviewCategory } from "@review-console/contract";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
-import type { Grant } from "@/lib/domains/grant";
-import {
-  ALL_RECORDS,
-  operationScopeCondition,
-  type RecordScope,
-  recordScope,
-  scopeCondition,
-} from "@/lib/domains/scope";
+import type { Grant } from "@/lib/access/grant";
+import { ALL_RECORDS, operationScopeCondition, type RecordScope, recordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { LIVE_OPERATION_STATES, type OperationAction, type OperationState } from "@/lib/operations/types";
 

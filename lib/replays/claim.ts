@@ -1,5 +1,4 @@
-import { grantsOf, type Actor } from "@/lib/auth/actor";
-import { domainsWhere } from "@/lib/domains/access";
+import { grantsOf, type Actor, domainsWhere } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { stringifyWithRaw } from "@review-console/contract";

@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { can, type Permission, type Role } from "@/lib/auth/roles";
-import { canIn } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
+import { can, type Permission, type Role } from "@/lib/access/roles";
+import { canIn } from "@/lib/access/rules";
+import type { Grant } from "@/lib/access/grant";
 import type { ReviewStatus } from "./schema";
 
 // Isomorphic: the console offers exactly the actions the server will accept (docs/contract.md,

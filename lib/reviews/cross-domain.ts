@@ -1,7 +1,4 @@
-import { grantsOf, type Actor } from "@/lib/auth/actor";
-import type { Permission } from "@/lib/auth/roles";
-import { canIn, domainsWhere } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
+import { type Actor, canIn, domainsWhere, type Grant, grantsOf, type Permission } from "@/lib/access";
 import { conflict, Refusal } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
 

@@ -1,7 +1,6 @@
 import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
-import type { Grant } from "@/lib/domains/grant";
-import { domainOfKind, recordScope, scopeCondition } from "@/lib/domains/scope";
+import { domainOfKind, type Grant, recordScope, scopeCondition } from "@/lib/access";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
 import type { ReviewStatus } from "./schema";

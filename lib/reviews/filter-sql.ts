@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { messageKeyOf } from "./intake";
 import { ERROR_CLASS_NONE, type ListQuery } from "./schema";

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { db } from "@/lib/db/client";
-import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { ACTIVE_STATUSES, ERROR_CLASS_NONE, listQuerySchema } from "./schema";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import type { IntakeResult, Report } from "./intake";
 import { IntakeCoalescer } from "./intake-coalescer";
 

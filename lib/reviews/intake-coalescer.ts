@@ -1,4 +1,4 @@
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { MAX_BATCH } from "./schema";
 import type { IntakeOutcome, IntakeResult, Report } from "./intake";

@@ -1,5 +1,5 @@
 import { validationError } from "@/lib/http/errors";
-import { reportDomainRefusal } from "@/lib/domains/report-scope";
+import { reportDomainRefusal } from "@/lib/access";
 import { recordForbidden, refusalBody, refusalStatus, refusedRequest } from "@/lib/http/refusal-response";
 import { apiRoute, jsonAnswer, parseJsonBody } from "@/lib/http/route";
 import { intakeOutcomes, intakeReport, isRefused, type Report } from "@/lib/reviews/intake";

@@ -1,5 +1,5 @@
 import type pg from "pg";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import type { ReviewStatus } from "./schema";
 
 // The intake statement (docs/decisions/0035-intake-cost.md). One statement per round of reports:

@@ -3,7 +3,7 @@ import { readEnvelopeKeys } from "@review-console/contract";
 import type pg from "pg";
 import { db, dbPool } from "@/lib/db/client";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { countDecisions } from "@/lib/metrics/decisions";
 import type { Refusal } from "@/lib/domain/refusal";
 import { keyInOtherDomain, landedOutsideDomain, reporterDomains } from "./cross-domain";

@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/domains/scope";
+import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { reviewFilterSql, searchModeOf } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";

@@ -1,6 +1,7 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
-import type { Role } from "@/lib/auth/roles";
+import { type ChangeActor, personBehind } from "@/lib/access";
+import type { Role } from "@/lib/access/roles";
 import { createApiToken } from "@/lib/auth/tokens";
+import { db } from "@/lib/db/client";
 
 export interface Issued {
   id: string;
@@ -18,7 +19,10 @@ export async function issueToken(
   actor: ChangeActor,
 ): Promise<Issued> {
   const expiresAt = request.expiresInSeconds === null ? null : new Date(Date.now() + request.expiresInSeconds * 1000);
+  // The person behind the issuer (a token issued by a token belongs to the first one's person).
+  const createdByUserId = await personBehind(db(), actor.ref);
   const issued = await createApiToken(request.name, request.role, actor.label, {
+    createdByUserId,
     expiresAt,
     actorRole: actor.role,
     reason: request.reason,

@@ -1,4 +1,4 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
+import { type ChangeActor } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ROLES } from "@/lib/auth/roles";
+import { ROLES } from "@/lib/access/roles";
 import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 

@@ -1,4 +1,4 @@
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/access/roles";
 
 // Isomorphic: a token as the admin page and GET /api/v1/tokens show it. Never the token itself.
 

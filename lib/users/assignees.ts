@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
-import { domainsWhere } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
+import { domainsWhere } from "@/lib/access";
+import type { Grant } from "@/lib/access/grant";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /** A person a record can be assigned to (ADR 0028). */

@@ -1,4 +1,4 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
+import { type ChangeActor } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
 import { lockPerson, type PersonRef, recordChange } from "./person-change";

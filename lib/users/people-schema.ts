@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PERSON_ROLES } from "@/lib/auth/person-roles";
+import { PERSON_ROLES } from "@/lib/access/person-roles";
 import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 

@@ -1,4 +1,4 @@
-import type { PersonRole } from "@/lib/auth/person-roles";
+import type { PersonRole } from "@/lib/access/person-roles";
 
 /** One of a person's roles where it holds: `domain` null is every domain (ADR 0029). */
 export interface PersonGrant {

@@ -1,4 +1,4 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
+import { type ChangeActor } from "@/lib/access";
 import type { PasswordLink } from "@/lib/auth/password-links";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";

@@ -1,5 +1,5 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
-import type { PersonRole } from "@/lib/auth/person-roles";
+import { type ChangeActor } from "@/lib/access";
+import type { PersonRole } from "@/lib/access/person-roles";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";

@@ -5,7 +5,7 @@ import {
   type ReviewDesk,
   type RuntimeOptions,
 } from "@review-console/consumer";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { Refusal } from "@/lib/domain/refusal";
 import { recordForbidden } from "@/lib/http/refusal-response";
 import { log } from "@/lib/log";

@@ -456,6 +456,8 @@ describe("cookie-authenticated API requests: the cross-site rule (CSRF)", () => 
         role: "support",
         // A person made by createUser holds their role in every domain (ADR 0029).
         grants: [{ role: "support", domain: null }],
+        // The person behind the actor: four eyes compare it (ADR 0037).
+        person: support.id,
       });
     }
     expect(await logEntriesOf(`user:${support.email}`)).toEqual([]);

@@ -4,7 +4,7 @@
  * replay and its record: applied -> resolved, suppressed -> resolved, held again -> open.
  */
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
 import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
 import { publish } from "@review-console/consumer/redis";

@@ -9,7 +9,7 @@ import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as claim } from "@/app/api/v1/replays/claim/route";
 import { POST as reportBatch } from "@/app/api/v1/reviews/batch/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { createDomain } from "@/lib/domains/manage";
 import { call, tokenFor } from "../support/http";

@@ -26,7 +26,7 @@ import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as reportBatch } from "@/app/api/v1/reviews/batch/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { createDomain } from "@/lib/domains/manage";
 import { consoleRequestListener } from "@/lib/net/console-server";

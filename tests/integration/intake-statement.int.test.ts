@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { POST as batch } from "@/app/api/v1/reviews/batch/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { verifyDecisionLog } from "@/lib/audit/verify";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { dbPool } from "@/lib/db/client";
 import { intakeReports, messageKeyOf, type Report } from "@/lib/reviews/intake";
 import { INTAKE_STATEMENT_NAME } from "@/lib/reviews/intake-statement";

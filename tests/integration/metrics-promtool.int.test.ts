@@ -10,7 +10,7 @@ import { GET as metrics } from "@/app/api/metrics/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { confirmOperation, dryRunOperation } from "@/lib/operations/control";
 import { createOperation } from "@/lib/operations/create";
 import { getOperation } from "@/lib/operations/view";

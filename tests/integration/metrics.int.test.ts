@@ -11,7 +11,7 @@ import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as outcome } from "@/app/api/v1/replays/[replayId]/outcome/route";
 import { POST as claim } from "@/app/api/v1/replays/claim/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { abortOperation, confirmOperation, dryRunOperation } from "@/lib/operations/control";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { GET as listRoute } from "@/app/api/v1/operations/route";
 import { GET as groupsRoute } from "@/app/api/v1/reviews/groups/route";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { verifyDecisionLog } from "@/lib/audit/verify";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
 import { performAction } from "@/lib/reviews/actions/perform-action";

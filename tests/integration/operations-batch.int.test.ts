@@ -5,7 +5,7 @@
  * POST /api/v1/reviews/{id}/actions with the operation's id, and refuses what it refuses.
  */
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { appendBatchEntries, noteBatch, replayBatch } from "@/lib/operations/batch-actions";
 import { createOperation } from "@/lib/operations/create";

@@ -6,7 +6,7 @@
  * claimed and when is under the test's control.
  */
 import { describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import { type Actor } from "@/lib/access";
 import { verifyDecisionLog } from "@/lib/audit/verify";
 import { dispatchDue, dispatchStep } from "@/lib/operations/dispatcher";
 import { claimDueReplays } from "@/lib/replays/claim";

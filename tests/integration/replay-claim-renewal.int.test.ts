@@ -7,7 +7,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { ReplayWorker, type ConsumerRuntime, type Outcome } from "@review-console/consumer";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/access";
 import { claimDueReplays, renewClaims } from "@/lib/replays/claim";
 import { performAction } from "@/lib/reviews/actions/perform-action";
 import { intakeReports } from "@/lib/reviews/intake";

@@ -8,7 +8,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import { addWebhook } from "@/lib/notifications/endpoints";
 import { DEFAULT_NOTIFIER_OPTIONS, runNotifier } from "@/lib/notifications/notifier";
 import { POST as addRoute } from "@/app/api/v1/webhooks/route";

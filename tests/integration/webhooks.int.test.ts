@@ -10,7 +10,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { CLI_ACTOR } from "@/lib/auth/actor-ref";
+import { CLI_ACTOR } from "@/lib/access";
 import { appendStandaloneDecision } from "@/lib/audit/append";
 import { addWebhook as addWebhookAs } from "@/lib/notifications/endpoints";
 import { processLogBatch } from "@/lib/notifications/log-events";

@@ -9,8 +9,8 @@ import { POST as pauseRoute } from "@/app/api/v1/operations/[operationId]/pause/
 import { POST as resumeRoute } from "@/app/api/v1/operations/[operationId]/resume/route";
 import { GET as getRoute } from "@/app/api/v1/operations/[operationId]/route";
 import { POST as createRoute } from "@/app/api/v1/operations/route";
-import type { Actor } from "@/lib/auth/actor";
-import type { Role } from "@/lib/auth/roles";
+import { type Actor } from "@/lib/access";
+import type { Role } from "@/lib/access/roles";
 import type { Consumer } from "@review-console/consumer";
 import { createInProcessConsumer } from "@/lib/worker/in-process";
 import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";

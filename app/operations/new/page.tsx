@@ -4,7 +4,7 @@ import styles from "@/components/operations/operations.module.css";
 import { readNewOperationParams } from "@/components/operations/selection-params";
 import { Topline } from "@/components/ui/topline";
 import { requireUser } from "@/lib/auth/session";
-import { recordScope } from "@/lib/domains/scope";
+import { recordScope } from "@/lib/access";
 import { countSelection } from "@/lib/operations/selection-count";
 
 export const metadata: Metadata = { title: "New operation · Review Console" };

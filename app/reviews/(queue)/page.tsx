@@ -6,7 +6,7 @@ import { QUEUE_PAGE_SIZE, queueListOptions } from "@/components/queue/queries";
 import { fromPageParams, readQueueState } from "@/components/queue/queue-params";
 import { ReviewQueue } from "@/components/queue/review-queue";
 import { requireUser } from "@/lib/auth/session";
-import { recordScope } from "@/lib/domains/scope";
+import { recordScope } from "@/lib/access";
 import { listReviews } from "@/lib/reviews/list";
 import { reviewListQuerySchema } from "@/lib/reviews/schema";
 

@@ -1,7 +1,6 @@
-import type { Actor } from "@/lib/auth/actor";
-import type { Role } from "@/lib/auth/roles";
-import { canAnywhere, canIn } from "@/lib/domains/access";
-import type { Grant } from "@/lib/domains/grant";
+import { type Actor, canAnywhere, canIn } from "@/lib/access";
+import type { Role } from "@/lib/access/roles";
+import type { Grant } from "@/lib/access/grant";
 import { isUuid } from "@/lib/domain/ids";
 import { conflict, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";

@@ -1,6 +1,6 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
-import { mayRead } from "@/lib/domains/scope";
+import { type Actor, grantsOf, may } from "@/lib/access";
 import type { ApprovalView } from "@/lib/approvals/view";
+import { operationItemRefusal, pendingRequestRefusal } from "@/lib/approvals/pending";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
@@ -106,7 +106,7 @@ export async function performActionInTx(
   const grants = grantsOf(actor);
   // A record outside the actor's domains does not exist for them: the same 404 as an unknown id,
   // before the version check could tell them otherwise (ADR 0030).
-  if (!record || !mayRead(grants, record.domain)) throw notFound(`no review record ${recordId}`);
+  if (!record || !may(actor, "reviews.read", { domain: record.domain })) throw notFound(`no review record ${recordId}`);
   if (record.version !== request.expectedVersion) {
     throw conflict(
       "stale-version",
@@ -123,6 +123,14 @@ export async function performActionInTx(
   }
   if (refusal) {
     throw conflict("not-allowed", `${request.action} is not possible on a ${record.status} ${record.category} record`);
+  }
+  // Four eyes on every path: nothing else changes a record whose request waits, and a bulk
+  // operation takes an action a per-record policy holds back only when it was approved itself.
+  const waiting = await pendingRequestRefusal(tx, record.id, request.action, context.approved?.approvalId);
+  if (waiting) throw waiting;
+  if (context.operationId) {
+    const unapproved = await operationItemRefusal(tx, context.operationId, request.action, record.domain);
+    if (unapproved) throw unapproved;
   }
   // A scoped actor changes no journal or sequence state another domain's record depends on
   // (docs/decisions/0038-keys-across-domains.md); a global actor is never asked.

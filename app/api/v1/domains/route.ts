@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { notFound } from "@/lib/domain/refusal";
 import { createDomain, getDomainView, listDomains } from "@/lib/domains/manage";
 import { createDomainSchema } from "@/lib/domains/schema";

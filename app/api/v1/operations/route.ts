@@ -1,4 +1,4 @@
-import { grantsOf } from "@/lib/auth/actor";
+import { grantsOf } from "@/lib/access";
 import { operationResponse } from "@/lib/http/operation-routes";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
 import { operationApprovalGate } from "@/lib/approvals/gates";

@@ -1,4 +1,4 @@
-import { grantsOf } from "@/lib/auth/actor";
+import { grantsOf } from "@/lib/access";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { overview, overviewQuerySchema } from "@/lib/overview/overview";
 

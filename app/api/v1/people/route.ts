@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { linkAnswer, personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { inviteUser } from "@/lib/users/invite-user";

@@ -1,5 +1,4 @@
-import { type Actor, grantsOf } from "@/lib/auth/actor";
-import { recordScope } from "@/lib/domains/scope";
+import { type Actor, grantsOf, recordScope } from "@/lib/access";
 import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { reportReview } from "@/lib/reviews/intake-routes";

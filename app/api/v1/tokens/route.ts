@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { issueToken } from "@/lib/tokens/issue-token";
 import { getTokenView, listTokens } from "@/lib/tokens/list-tokens";

@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { createWebhookSchema } from "@/lib/notifications/endpoint-schema";
 import { addWebhook, listWebhooks } from "@/lib/notifications/endpoints";

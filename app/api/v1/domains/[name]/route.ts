@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { notFound } from "@/lib/domain/refusal";
 import { getDomainView, removeDomain, updateDomain } from "@/lib/domains/manage";
 import { removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";

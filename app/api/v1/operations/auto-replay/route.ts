@@ -1,4 +1,4 @@
-import { grantsOf } from "@/lib/auth/actor";
+import { grantsOf } from "@/lib/access";
 import { apiRoute } from "@/lib/http/route";
 import { listAutoReplaySettings } from "@/lib/operations/auto-replay";
 

@@ -1,6 +1,4 @@
-import { grantsOf } from "@/lib/auth/actor";
-import { domainsWhere } from "@/lib/domains/access";
-import { mayRead } from "@/lib/domains/scope";
+import { grantsOf, domainsWhere, mayRead } from "@/lib/access";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { detailResponse } from "@/lib/http/review-responses";

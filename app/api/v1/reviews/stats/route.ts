@@ -1,5 +1,4 @@
-import { grantsOf } from "@/lib/auth/actor";
-import { recordScope } from "@/lib/domains/scope";
+import { grantsOf, recordScope } from "@/lib/access";
 import { apiRoute } from "@/lib/http/route";
 import { reviewStats } from "@/lib/reviews/stats";
 

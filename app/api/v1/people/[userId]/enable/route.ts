@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { enableUser } from "@/lib/users/enable-user";

@@ -1,4 +1,4 @@
-import { grantsOf } from "@/lib/auth/actor";
+import { grantsOf } from "@/lib/access";
 import { recordApprovalGate } from "@/lib/approvals/gates";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, Refusal } from "@/lib/domain/refusal";

@@ -1,4 +1,4 @@
-import { changeActorOf } from "@/lib/auth/actor-ref";
+import { changeActorOf } from "@/lib/access";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";

@@ -1,7 +1,7 @@
-import type { Permission } from "@/lib/auth/roles";
+import type { Permission } from "./roles";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { canIn, domainsWhere } from "./access";
+import { canIn, domainsWhere } from "./rules";
 import type { Grant } from "./grant";
 
 /*

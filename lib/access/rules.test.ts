@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canAnywhere, canIn, domainsWhere } from "./access";
+import { canAnywhere, canIn, domainsWhere } from "./rules";
 
 describe("domain-scoped permissions", () => {
   const scoped = [

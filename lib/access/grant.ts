@@ -1,4 +1,4 @@
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "./roles";
 
 /**
  * One role held in one domain, or in every domain (`domain: null`). A person holds any number

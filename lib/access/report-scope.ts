@@ -1,8 +1,8 @@
 import { readEnvelopeKeys } from "@review-console/contract";
-import { grantsOf, type Actor } from "@/lib/auth/actor";
+import { grantsOf, type Actor } from "./actor";
 import { Refusal } from "@/lib/domain/refusal";
-import { canIn, domainsWhere } from "./access";
-import { domainOfKind } from "./pattern-cache";
+import { canIn, domainsWhere } from "./rules";
+import { domainOfKind } from "@/lib/domains/pattern-cache";
 
 /*
  * Reports of a scoped token (ADR 0029): a token scoped to `payments` reports only kinds of

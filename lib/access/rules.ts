@@ -1,4 +1,4 @@
-import { can, type Permission } from "@/lib/auth/roles";
+import { can, type Permission } from "./roles";
 import type { Grant } from "./grant";
 
 /*

@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "./roles";
 import type { Grant } from "./grant";
 
 /**

@@ -1,13 +1,13 @@
-import type { ChangeActor } from "@/lib/auth/actor-ref";
-import { PERSON_ROLES, type PersonRole } from "@/lib/auth/person-roles";
+import type { ChangeActor } from "./actor-ref";
+import { PERSON_ROLES, type PersonRole } from "./person-roles";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { refuseScopedGlobalRole, requireDomain } from "@/lib/domains/manage";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
-import { lockPerson, type PersonRef, recordChange, refuseOwnAccount, type Tx } from "./person-change";
+import { lockPerson, type PersonRef, recordChange, refuseOwnAccount, type Tx } from "@/lib/users/person-change";
 
 // Granting and revoking a person's roles, globally or in one domain (docs/decisions/0029-domains.md).
-// Grants are read on every request (lib/domains/grants.ts), so a change works from the person's
+// Grants are read on every request (lib/access/grants.ts), so a change works from the person's
 // next request: their sessions are not ended. users.role, the headline the console shows, is
 // kept equal to one of their grants' roles.
 

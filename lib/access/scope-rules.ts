@@ -1,5 +1,5 @@
-import { can, type Permission, type Role } from "@/lib/auth/roles";
-import { canAnywhere, canIn } from "./access";
+import { can, type Permission, type Role } from "./roles";
+import { canAnywhere, canIn } from "./rules";
 import type { Grant } from "./grant";
 
 /*
