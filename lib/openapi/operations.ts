@@ -22,6 +22,7 @@ import { overviewQuerySchema } from "@/lib/overview/overview";
 import { claimSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
+import { recordVerdictSchema, verdictRequestSchema } from "@/lib/reviews/verdict";
 import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
@@ -203,6 +204,22 @@ const REVIEWS: ApiOperation[] = [
       422: error(
         "A corrected payload fails the kind's schema, or the envelope changes a field it may only add; or `assignee` names nobody, a person who cannot act on records, or a disabled person.",
       ),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/reviews/[id]/verdict",
+    operationId: "judgeReviewReplay",
+    summary: "The contract's verdict for a record's replay, before it runs",
+    description:
+      "What `decide` would say if the record's replay (`replay`: its latest version) or a correction's (`correct-and-replay`: `payload` and missing `envelope` fields, built as the action builds them) ran now, judged exactly as a bulk operation's dry run judges a record: would-apply, would-suppress, would-hold-gap, would-hold-stale, would-hold-unknown, would-wait, invalid or not-eligible, and why. Changes nothing.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.act" },
+    params: recordId,
+    body: verdictRequestSchema,
+    answers: {
+      ...ok("The verdict, and the record's version it was computed for.", recordVerdictSchema),
+      404: error("No record with this id."),
     },
   },
   {

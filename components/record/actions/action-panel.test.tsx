@@ -1,0 +1,79 @@
+import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { fireEvent, render, screen, within } from "@testing-library/react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import ui from "@/components/ui/ui.module.css";
+import type { RecordVerdict } from "@/lib/reviews/verdict";
+import { testRecord } from "../test-record";
+import type { ReviewDetail } from "../types";
+import { ActionPanel } from "./action-panel";
+
+// A single replay gets what a bulk operation gets: the contract's verdict before the person
+// confirms, and a main button only where the action can succeed.
+
+/** The server's verdict endpoint, answering `verdict` for every request; the requests are kept. */
+function serveVerdict(verdict: Omit<RecordVerdict, "action" | "version">) {
+  const requests: unknown[] = [];
+  vi.stubGlobal(
+    "fetch",
+    vi.fn(async (url: string, init: RequestInit) => {
+      expect(url).toMatch(/\/api\/v1\/reviews\/[^/]+\/verdict$/);
+      const body = JSON.parse(String(init.body)) as { action: string };
+      requests.push(body);
+      return new Response(JSON.stringify({ action: body.action, version: 1, ...verdict }), { status: 200 });
+    }),
+  );
+  return requests;
+}
+
+afterEach(() => vi.unstubAllGlobals());
+
+function renderPanel(record: ReviewDetail) {
+  const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+  return render(
+    <QueryClientProvider client={client}>
+      <ActionPanel record={record} role="owner" />
+    </QueryClientProvider>,
+  );
+}
+
+const isPrimary = (button: HTMLElement) => button.className.split(" ").includes(ui.primary!);
+
+describe("the record's actions, before a replay", () => {
+  it("a gap whose predecessors are missing: the verdict says it would be held again, and Replay does not lead", async () => {
+    const requests = serveVerdict({ verdict: "would-hold-gap", detail: "find message 11 of invoice-417" });
+    renderPanel(testRecord());
+    const verdict = await screen.findByText(/Would be held again: a predecessor is still missing/);
+    expect(verdict.closest("p")).toHaveTextContent(
+      "If replayed now: would-hold-gap Would be held again: a predecessor is still missing (find message 11 of invoice-417).",
+    );
+    expect(requests).toEqual([{ action: "replay" }]);
+    const buttons = screen.getAllByRole("button");
+    expect(buttons.filter(isPrimary)).toEqual([]);
+    // Still there, as a secondary action the verdict explains.
+    expect(isPrimary(screen.getByRole("button", { name: "Replay" }))).toBe(false);
+  });
+
+  it("the same verdict is in the replay dialog, above the confirm", async () => {
+    serveVerdict({ verdict: "would-hold-gap", detail: "find message 11 of invoice-417" });
+    renderPanel(testRecord());
+    fireEvent.click(screen.getByRole("button", { name: "Replay" }));
+    const dialog = await screen.findByRole("dialog");
+    expect(await within(dialog).findByText(/Would be held again/)).toBeInTheDocument();
+    expect(within(dialog).getByRole("button", { name: "Schedule the replay" })).toBeInTheDocument();
+  });
+
+  it("a replay that would apply is the main button", async () => {
+    serveVerdict({ verdict: "would-apply", detail: null });
+    renderPanel(testRecord({ sequenceState: { sequenceKey: "invoice-417", lastSequence: 11, updatedAt: "x" } }));
+    await screen.findByText(/Would apply: the effect would be created/);
+    expect(isPrimary(screen.getByRole("button", { name: "Replay" }))).toBe(true);
+  });
+
+  it("an invalid payload: the correction leads, the replay's verdict says why", async () => {
+    serveVerdict({ verdict: "invalid", detail: "invalid-payload: fix payload.invoiceId" });
+    renderPanel(testRecord({ category: "manual-review", reason: "invalid-payload", sequenceState: null }));
+    await screen.findByText(/the message breaks the contract/);
+    expect(isPrimary(screen.getByRole("button", { name: "Correct and replay" }))).toBe(true);
+    expect(isPrimary(screen.getByRole("button", { name: "Replay" }))).toBe(false);
+  });
+});
