@@ -87,7 +87,7 @@ const operationControl = (
     ...ok("The operation as it now is.", body.operationSchema),
     404: error("No operation with this id."),
     409: error(
-      "The operation's state does not allow this now (`not-allowed`, `dry-run-required`, `dry-run-stale`, ...).",
+      "The operation's state does not allow this now (`not-allowed`, `dry-run-required`, `dry-run-stale`, `nothing-to-act-on` when the dry run found no record the operation would act on, ...).",
     ),
   },
 });

@@ -124,6 +124,9 @@ export const reviewGroupsSchema = z.object({
           "An estimate (named in `estimates`): the latest sighting of a record while it was in the group, " +
           "which may be a record that has left the group since.",
       }),
+      replayable: z.int().meta({
+        description: "Exact: how many of the group's records a replay fits now (open, in a category replay allows).",
+      }),
     }),
   ),
   truncated: z.boolean().meta({ description: "True when there were more than 200 groups." }),
