@@ -8,7 +8,7 @@ import { reasonSchema } from "@/lib/reviews/action-rules";
 export const APPROVAL_DECISIONS = ["operation", "cancel", "confirm-applied", "skip-gap"] as const;
 export type ApprovalDecision = (typeof APPROVAL_DECISIONS)[number];
 
-export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "failed"] as const;
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired", "failed", "withdrawn"] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
 /** Record actions a policy may hold back (the rest always run at once). */

@@ -356,6 +356,11 @@ const OPERATIONS: ApiOperation[] = [
         body.approvalAnswerBodySchema,
         202,
       ),
+      409: {
+        description:
+          "`approval-pending`: an identical request (same action, same selection) already waits for approval; `approvalId` names it.",
+        content: json(body.duplicateApprovalSchema),
+      },
       422: error("The selection names unknown records, matches none, or is larger than allowed."),
     },
   },
@@ -794,6 +799,27 @@ const APPROVALS: ApiOperation[] = [
     "Runs the stored decision exactly once, as the requester, approved by the caller; both names go to the record's history and the decision log.",
   ),
   approvalAnswer("reject", "rejectRequest", "Reject a request", "Nothing but the request changes."),
+  {
+    method: "POST",
+    route: "/api/v1/approvals/[approvalId]/withdraw",
+    operationId: "withdrawRequest",
+    summary: "Withdraw your own pending request",
+    description:
+      "The request becomes `withdrawn`; nothing of its decision runs. Logged as `approval.withdrawn` with the reason.",
+    tag: "Approvals",
+    access: {
+      kind: "permission",
+      permission: "reviews.act",
+      also: "Only whoever asked (`403 not-requester`); anyone else approves or rejects it.",
+    },
+    params: approvalId,
+    body: approvalAnswerSchema,
+    answers: {
+      ...ok("The request as it now is.", body.approvalAnswerBodySchema),
+      404: error("No approval request with this id (or one the caller may not see)."),
+      409: error("Already answered, expired or withdrawn (`already-decided`)."),
+    },
+  },
   {
     method: "GET",
     route: "/api/v1/approval-policies",

@@ -211,6 +211,11 @@ export const reviewDetailSchema = reviewListItemSchema
 /** A 409 of an action: the refusal with the record as it is now, so nobody overwrites blind. */
 export const actionConflictSchema = errorBodySchema.extend({ record: reviewDetailSchema });
 
+/** A 409 for a request identical to one that already waits for approval: its id. */
+export const duplicateApprovalSchema = errorBodySchema.extend({
+  approvalId: z.string().meta({ description: "The approval request that already waits." }),
+});
+
 export const claimedReplaysSchema = z.object({
   items: z.array(
     z.object({
@@ -540,7 +545,7 @@ export const grantChangedSchema = z.object({
 export const approvalSchema = z
   .object({
     id: uuid,
-    status: z.enum(["pending", "approved", "rejected", "expired", "failed"]),
+    status: z.enum(["pending", "approved", "rejected", "expired", "failed", "withdrawn"]),
     decision: z.enum(["operation", "cancel", "confirm-applied", "skip-gap"]),
     action: z.string().meta({ description: "The record action, or `operation`." }),
     operationAction: z.string().nullable().meta({ description: "For an operation: replay, cancel or note." }),
@@ -560,6 +565,15 @@ export const approvalSchema = z
     expiresAt: instant,
     createdAt: instant,
     canDecide: z.boolean().meta({ description: "Whether the caller may approve or reject it now." }),
+    operationRequest: z
+      .object({
+        selection: z.unknown().meta({ description: "The selection as asked: ids, a filter or a group." }),
+        runAt: instant.nullable(),
+        ratePerSecond: z.number().nullable().meta({ description: "Null: the default rate." }),
+        canarySize: z.int().nullable().meta({ description: "Null: no canary asked." }),
+      })
+      .nullable()
+      .meta({ description: "For an operation: its selection and settings as asked; null for a record decision." }),
   })
   .meta({ id: "Approval" });
 

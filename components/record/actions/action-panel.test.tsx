@@ -2,6 +2,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import ui from "@/components/ui/ui.module.css";
+import type { ApprovalView } from "@/lib/approvals/view";
 import type { RecordVerdict } from "@/lib/reviews/verdict";
 import { testRecord } from "../test-record";
 import type { ReviewDetail } from "../types";
@@ -10,12 +11,18 @@ import { ActionPanel } from "./action-panel";
 // A single replay gets what a bulk operation gets: the contract's verdict before the person
 // confirms, and a main button only where the action can succeed.
 
-/** The server's verdict endpoint, answering `verdict` for every request; the requests are kept. */
-function serveVerdict(verdict: Omit<RecordVerdict, "action" | "version">) {
+/**
+ * The server: the verdict endpoint answers `verdict` for every request (the requests are kept);
+ * the approvals list answers `pending`.
+ */
+function serveVerdict(verdict: Omit<RecordVerdict, "action" | "version">, pending: ApprovalView[] = []) {
   const requests: unknown[] = [];
   vi.stubGlobal(
     "fetch",
     vi.fn(async (url: string, init: RequestInit) => {
+      if (url.startsWith("/api/v1/approvals")) {
+        return new Response(JSON.stringify({ approvals: pending, waitingForYou: 0 }), { status: 200 });
+      }
       expect(url).toMatch(/\/api\/v1\/reviews\/[^/]+\/verdict$/);
       const body = JSON.parse(String(init.body)) as { action: string };
       requests.push(body);
@@ -75,5 +82,23 @@ describe("the record's actions, before a replay", () => {
     await screen.findByText(/the message breaks the contract/);
     expect(isPrimary(screen.getByRole("button", { name: "Correct and replay" }))).toBe(true);
     expect(isPrimary(screen.getByRole("button", { name: "Replay" }))).toBe(false);
+  });
+
+  it("while a cancel waits for approval, neither Cancel nor Replay is offered, and the page says why", async () => {
+    const record = testRecord();
+    const waiting = {
+      id: "a1",
+      status: "pending",
+      decision: "cancel",
+      action: "cancel",
+      reviewId: record.id,
+      requestedBy: "user:ann@example.test",
+    } as ApprovalView;
+    serveVerdict({ verdict: "would-apply", detail: null }, [waiting]);
+    renderPanel(record);
+    expect(await screen.findByText(/Approval pending: cancel the effect waits for another person/)).toBeVisible();
+    expect(screen.queryByRole("button", { name: "Replay" })).toBeNull();
+    expect(screen.queryByRole("button", { name: "Cancel the effect" })).toBeNull();
+    expect(screen.getByRole("button", { name: "Add a note" })).toBeInTheDocument();
   });
 });

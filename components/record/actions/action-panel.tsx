@@ -1,6 +1,9 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { describeDecision } from "@/components/approvals/describe";
+import { approvalsOptions } from "@/components/approvals/queries";
 import { useEffect, useRef, useState } from "react";
 import { buttonClassName } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
@@ -79,7 +82,10 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
   const triggers = useRef(new Map<ActionName, HTMLButtonElement>());
   const announcementRef = useRef<HTMLParagraphElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
-  const allowed = allowedActions(record, who);
+  // A decision on this record waits for a second person: the server refuses any other until it
+  // is answered (409 approval-pending), so only a note is offered meanwhile.
+  const pendingApproval = useQuery(approvalsOptions("pending", record.id)).data?.approvals[0];
+  const allowed = allowedActions(record, who).filter((action) => !pendingApproval || action === "note");
   const sendsAgain = allowed.includes("replay") || allowed.includes("correct-and-replay");
   // Before anyone opens a dialog: what the contract would say of this record's replay now.
   const replayVerdict = useReplayVerdict(record, sendsAgain ? { action: "replay" } : null);
@@ -113,7 +119,9 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
   }
 
   const actions = ORDER.filter((action) => allowed.includes(action));
-  const why = notOffered(record, who);
+  const why = pendingApproval
+    ? `Approval pending: ${describeDecision(pendingApproval).toLowerCase()} waits for another person. Until it is approved, rejected or withdrawn, only notes can be added.`
+    : notOffered(record, who);
   const primary = primaryAction(actions, replayVerdict.data?.verdict);
   const open = openAction ? drafts[openAction] : undefined;
 
