@@ -10,6 +10,7 @@ import { StatusLine } from "@/components/ui/states";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { actionRefusal } from "@/lib/reviews/action-rules";
+import { untilText, utcInputOf, utcInputToIso } from "./actions/run-at";
 import { Time } from "./badges";
 import { formatUtc } from "@/components/ui/time";
 import styles from "./controls.module.css";
@@ -31,13 +32,6 @@ const EXPLANATIONS: Record<Control, string> = {
   unschedule:
     "The replay is withdrawn and the record goes back to open. Nothing else is undone: a correction stays, a skipped range stays skipped, a journal entry cleared by the provider's answer stays cleared.",
 };
-
-/** A `datetime-local` value (the person's own clock) as the instant it names, or null. */
-function instantOf(local: string): Date | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(local)) return null;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
 
 /**
  * Run now, reschedule, unschedule (ADR 0028): for an owner, while the record's replay is
@@ -83,6 +77,7 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
       <ModalDialog open={dialog !== null} title={dialog ? TITLES[dialog] : ""} onClose={close}>
         {dialog === "reschedule" ? (
           <RescheduleForm
+            dueAt={replay?.runAt ?? null}
             onSubmit={(runAt, reason) =>
               send("reschedule", reason, runAt).then(() => done(`Rescheduled: due ${formatUtc(runAt)}.`))
             }
@@ -104,18 +99,30 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
   );
 }
 
-/** The new time in the person's clock, its UTC instant shown as they type, then the reason. */
-function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string) => Promise<unknown> }) {
+/**
+ * The new time in UTC, as every time on the page (the replay's own "At a time" reads it the same
+ * way: run-at.ts), starting at the current due time; the instant is shown as it is typed.
+ */
+function RescheduleForm({
+  dueAt,
+  onSubmit,
+}: {
+  dueAt: string | null;
+  onSubmit: (runAt: string, reason: string) => Promise<unknown>;
+}) {
   const inputId = `${useId()}-run-at`;
   // The clock is read when the time is chosen (render stays pure); the server checks it again.
-  const [{ local, chosenAt }, setChoice] = useState({ local: "", chosenAt: 0 });
-  const at = instantOf(local);
-  const future = at !== null && at.getTime() > chosenAt;
+  const [{ local, chosenAt }, setChoice] = useState(() => ({
+    local: dueAt ? utcInputOf(dueAt) : "",
+    chosenAt: Date.now(),
+  }));
+  const iso = utcInputToIso(local);
+  const future = iso !== null && Date.parse(iso) > chosenAt;
   return (
     <ReasonForm
       explanation={<p>{EXPLANATIONS.reschedule}</p>}
       fields={
-        <Field label="New time (your clock)" htmlFor={inputId}>
+        <Field label="New time (UTC)" htmlFor={inputId}>
           <Input
             id={inputId}
             type="datetime-local"
@@ -125,14 +132,16 @@ function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string
             onChange={(event) => setChoice({ local: event.target.value, chosenAt: Date.now() })}
           />
           <p id={`${inputId}-utc`} className={styles.preview} aria-live="polite">
-            {at ? `In UTC: ${formatUtc(at.toISOString())}` : "In UTC: choose a time"}
-            {at && !future ? " (in the past: choose a later time)" : null}
+            {iso
+              ? `Due ${formatUtc(iso, { seconds: false })} (${untilText(iso, chosenAt)})`
+              : "Date and time in UTC, as every time on this page."}
+            {iso && !future ? " (in the past: choose a later time)" : null}
           </p>
         </Field>
       }
       required={[{ id: inputId, filled: future, message: "Choose a time in the future." }]}
       submitLabel="Reschedule"
-      onSubmit={(reason) => onSubmit(at!.toISOString(), reason)}
+      onSubmit={(reason) => onSubmit(iso!, reason)}
     />
   );
 }
