@@ -39,7 +39,15 @@ const EXPLANATIONS: Record<Control, string> = {
  * consumer claims it meanwhile, or when a bulk operation owns it.
  */
 export function ScheduledReplayControls({ record, role }: { record: ReviewDetail; role: Authority }) {
-  const { dialog, status, statusRef, open, close, done } = useChangeDialog<Control>();
+  const { dialog, status: report, statusRef, open, close, done: reportDone } = useChangeDialog<Control>();
+  // A report describes the record at the version the control left it at; once it moves on
+  // (replayed again, someone else's action), the report is stale and goes.
+  const [reportVersion, setReportVersion] = useState<number | null>(null);
+  const status = reportVersion === null || reportVersion === record.version ? report : "";
+  const done = (text: string, fresh: { version: number }) => {
+    setReportVersion(fresh.version);
+    reportDone(text);
+  };
   const mutation = useRecordAction(record.id);
   const replay = record.replays.find((r) => r.state === "scheduled");
   if (record.status !== "replay-scheduled" || actionRefusal("run-now", record, role) !== null) {
@@ -79,7 +87,7 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
           <RescheduleForm
             dueAt={replay?.runAt ?? null}
             onSubmit={(runAt, reason) =>
-              send("reschedule", reason, runAt).then(() => done(`Rescheduled: due ${formatUtc(runAt)}.`))
+              send("reschedule", reason, runAt).then((fresh) => done(`Rescheduled: due ${formatUtc(runAt)}.`, fresh))
             }
           />
         ) : dialog ? (
@@ -88,8 +96,8 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
             submitLabel={dialog === "run-now" ? "Run now" : "Unschedule"}
             danger={dialog === "unschedule"}
             onSubmit={(reason) =>
-              send(dialog, reason).then(() =>
-                done(dialog === "run-now" ? "The replay is due now." : "Unscheduled: the record is open again."),
+              send(dialog, reason).then((fresh) =>
+                done(dialog === "run-now" ? "The replay is due now." : "Unscheduled: the record is open again.", fresh),
               )
             }
           />

@@ -55,7 +55,8 @@ export function ActionForm({
   role: Authority;
   draft: ActionDraft;
   onChange: (draft: ActionDraft) => void;
-  onDone: (message: string) => void;
+  /** The change was made: what to report, and the record's version it describes. */
+  onDone: (message: string, version: number) => void;
 }) {
   const mutation = useRecordAction(record.id);
   const prefix = useId();
@@ -178,7 +179,7 @@ export function ActionForm({
     setErrors({});
     setProblem(null);
     mutation.mutate(built.body, {
-      onSuccess: (fresh) => onDone(successText(action, fresh)),
+      onSuccess: (fresh) => onDone(successText(action, fresh), fresh.version),
       onError: handleError,
     });
   }

@@ -101,4 +101,38 @@ describe("the record's actions, before a replay", () => {
     expect(screen.queryByRole("button", { name: "Cancel the effect" })).toBeNull();
     expect(screen.getByRole("button", { name: "Add a note" })).toBeInTheDocument();
   });
+
+  it("a report of an action goes once the record moves on to another version", async () => {
+    const record = testRecord({ version: 1 });
+    const noted = { ...record, version: 2 };
+    vi.stubGlobal(
+      "fetch",
+      vi.fn(async (url: string) => {
+        if (url.startsWith("/api/v1/approvals"))
+          return new Response(JSON.stringify({ approvals: [], waitingForYou: 0 }));
+        if (url.endsWith("/verdict")) {
+          return new Response(
+            JSON.stringify({ action: "replay", version: 1, verdict: "would-hold-gap", detail: null }),
+          );
+        }
+        return new Response(JSON.stringify(noted));
+      }),
+    );
+    const client = new QueryClient({ defaultOptions: { queries: { retry: false } } });
+    const panel = (subject: ReviewDetail) => (
+      <QueryClientProvider client={client}>
+        <ActionPanel record={subject} role="owner" />
+      </QueryClientProvider>
+    );
+    const { rerender } = render(panel(record));
+    fireEvent.click(screen.getByRole("button", { name: "Add a note" }));
+    const dialog = await screen.findByRole("dialog");
+    fireEvent.change(within(dialog).getByLabelText("Note (required)"), { target: { value: "called the bank" } });
+    fireEvent.click(within(dialog).getByRole("button", { name: "Add the note" }));
+    rerender(panel(noted));
+    expect(await screen.findByText(/Add a note: done/)).toBeInTheDocument();
+    // Someone (or this person, elsewhere on the page) changed the record since: the report is stale.
+    rerender(panel({ ...noted, version: 3, status: "replay-scheduled" }));
+    expect(screen.queryByText(/Add a note: done/)).toBeNull();
+  });
 });

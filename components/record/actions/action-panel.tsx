@@ -77,7 +77,11 @@ function notOffered(record: ReviewDetail, who: Authority): string | null {
 export function ActionPanel({ record, role, who = role }: { record: ReviewDetail; role: Role; who?: Authority }) {
   const [openAction, setOpenAction] = useState<ActionName | null>(null);
   const [drafts, setDrafts] = useState<Partial<Record<ActionName, ActionDraft>>>({});
-  const [announcement, setAnnouncement] = useState("");
+  // A report describes the record at the version the change left it at: once the record moves on
+  // (unscheduled, replayed, someone else's action), it is stale and goes.
+  const [notice, setNotice] = useState<{ text: string; version: number | null }>({ text: "", version: null });
+  const announcement = notice.version === null || notice.version === record.version ? notice.text : "";
+  const setAnnouncement = (text: string) => setNotice({ text, version: null });
   const [focusAfterClose, setFocusAfterClose] = useState<{ to: ActionName | "announcement"; n: number } | null>(null);
   const triggers = useRef(new Map<ActionName, HTMLButtonElement>());
   const announcementRef = useRef<HTMLParagraphElement>(null);
@@ -137,13 +141,13 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
     setOpenAction(null);
   }
 
-  function done(action: ActionName, message: string) {
+  function done(action: ActionName, message: string, version: number) {
     setDrafts((current) => {
       const next = { ...current };
       delete next[action];
       return next;
     });
-    setAnnouncement(message);
+    setNotice({ text: message, version });
     setOpenAction(null);
     setFocusAfterClose({ to: "announcement", n: (focusAfterClose?.n ?? 0) + 1 });
   }
@@ -191,7 +195,7 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
             role={who}
             draft={open}
             onChange={(draft) => setDrafts((current) => ({ ...current, [draft.action]: draft }))}
-            onDone={(message) => done(openAction, message)}
+            onDone={(message, version) => done(openAction, message, version)}
           />
         ) : null}
       </ModalDialog>
