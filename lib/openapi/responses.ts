@@ -205,6 +205,10 @@ export const reviewDetailSchema = reviewListItemSchema
       }),
     ),
     operations: z.array(recordOperationRefSchema),
+    approvalNeeded: z.array(z.enum(["cancel", "confirm-applied", "skip-gap"])).meta({
+      description:
+        "The actions on this record an approval policy would hold for a second person (its domain's policy, else the default).",
+    }),
   })
   .meta({ id: "ReviewDetail" });
 

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { PUT as setPolicyRoute } from "@/app/api/v1/approval-policies/route";
 import { POST as withdrawRoute } from "@/app/api/v1/approvals/[approvalId]/withdraw/route";
 import { POST as createOperationRoute } from "@/app/api/v1/operations/route";
+import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
@@ -97,5 +98,23 @@ describe("a held bulk operation, from the requester's side", () => {
 
     // Withdrawn, it no longer waits: the same request may be filed again.
     expect((await create()).status).toBe(202);
+  });
+});
+
+describe("a record's detail", () => {
+  it("names the actions an approval policy would hold, before anyone asks", async () => {
+    const name = `billing-${tag()}`;
+    await sql(`INSERT INTO domains (name, created_by) VALUES ($1, 'test')`, [name]);
+    await sql(`INSERT INTO domain_kinds (pattern, domain) VALUES ($1, $2)`, [`${name}.*`, name]);
+    const id = await record(`${name}.charge`, await tokenFor("consumer"));
+    const owner = await tokenFor("owner");
+    const read = async () => (await call(detail, { token: owner, params: { id } })).body.approvalNeeded;
+    expect(await read()).toEqual([]);
+    const set = await call(setPolicyRoute, {
+      token: await tokenFor("admin"),
+      body: { decision: "cancel", domain: name, reason: "four eyes on cancels" },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    expect(await read()).toEqual(["cancel"]);
   });
 });

@@ -94,6 +94,18 @@ describe("the cancel form", () => {
   });
 });
 
+describe("an action an approval policy holds", () => {
+  it("says so in its dialog before the person confirms", () => {
+    renderForm("cancel", record({ approvalNeeded: ["cancel"] }));
+    expect(screen.getByText(/Approval needed: a policy holds this action/)).toBeInTheDocument();
+  });
+
+  it("says nothing of approval when no policy holds it", () => {
+    renderForm("cancel", record({ approvalNeeded: ["skip-gap"] }));
+    expect(screen.queryByText(/Approval needed/)).toBeNull();
+  });
+});
+
 describe("the replay form", () => {
   it("names the record's required check, which a replay answers", () => {
     renderForm("replay");

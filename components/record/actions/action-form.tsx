@@ -218,6 +218,12 @@ export function ActionForm({
 
       <div className={styles.explain}>
         <ActionExplanation action={action} record={record} />
+        {record.approvalNeeded?.includes(action) ? (
+          <p className={styles.warnText} data-testid="approval-needed">
+            Approval needed: a policy holds this action on this record for a second person. Confirming files a request;
+            nothing changes until another person allowed to take it approves.
+          </p>
+        ) : null}
         {verdictRequest ? (
           <VerdictLine
             label={isCorrection ? "If this correction is replayed now" : "If replayed now"}
