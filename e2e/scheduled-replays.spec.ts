@@ -159,7 +159,7 @@ test.describe("in a browser in Los Angeles", () => {
     await page.goto(`/reviews/${open}`);
     const replay = await openDialog(
       page,
-      page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Replay" }),
+      page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Replay", exact: true }),
       "Replay",
     );
     await replay.getByLabel("At a time (UTC)").check();
