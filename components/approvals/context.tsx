@@ -28,12 +28,16 @@ export function RecordContext({ reviewId, version }: { reviewId: string; version
       <div>
         <dt>Record</dt>
         <dd>
-          <Link href={`/reviews/${reviewId}`}>{record?.messageId ?? reviewId}</Link>
+          <Link href={`/reviews/${reviewId}`}>{reviewId}</Link>
           {version !== null ? ` at version ${version}` : ""}
         </dd>
       </div>
       {record ? (
         <>
+          <div>
+            <dt>Message</dt>
+            <dd className="rc-mono">{record.messageId ?? "(none)"}</dd>
+          </div>
           <div>
             <dt>Kind</dt>
             <dd>{record.kind ?? "(none)"}</dd>
