@@ -36,17 +36,16 @@ export function ApprovalAnswer({
       return;
     }
     setProblem(null);
-    mutation.mutate(
-      { id: approval.id, answer, reason: reason.trim() },
-      {
-        onSuccess: ({ approval: done }) => {
-          onDone?.(done);
-          onAnswered?.(
-            `${done.status === "approved" ? "Approved" : done.status === "withdrawn" ? "Withdrawn" : "Rejected"}.`,
-          );
-        },
-        onError: (error) => setProblem(error instanceof ApiRequestError ? error.message : "No answer from the server."),
+    // mutateAsync, not mutate's callbacks: the refreshed list may drop this request (and unmount
+    // this form) before they would run, and the outcome must still reach the page.
+    mutation.mutateAsync({ id: approval.id, answer, reason: reason.trim() }).then(
+      ({ approval: done }) => {
+        onDone?.(done);
+        onAnswered?.(
+          `${done.status === "approved" ? "Approved" : done.status === "withdrawn" ? "Withdrawn" : "Rejected"}.`,
+        );
       },
+      (error: unknown) => setProblem(error instanceof ApiRequestError ? error.message : "No answer from the server."),
     );
   }
 
