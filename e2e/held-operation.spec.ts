@@ -1,7 +1,8 @@
 import { expect, invoiceReminder, test, uniqueTag } from "./records";
 
 // A bulk operation an approval policy holds lands on its request (never /operations/undefined),
-// and filing it again lands on the same request instead of a second one.
+// and filing it again lands on the same request instead of a second one; the grouped view offers
+// a bulk replay only where a replay fits the cause.
 
 test("a held bulk replay lands on its approval request; filing it again lands there too", async ({
   page,
@@ -54,4 +55,23 @@ test("a held bulk replay lands on its approval request; filing it again lands th
     [domain],
   );
   expect(filed).toEqual([{ n: 1 }]);
+});
+
+test("the grouped view offers no replay for a cause a replay does not fit", async ({ page, loginAs, report }) => {
+  const tag = uniqueTag();
+  const reason = `provider-silent-${tag}`;
+  for (let i = 0; i < 3; i += 1) {
+    await report({
+      category: "effect-result-unknown",
+      reason,
+      requiredCheck: "ask the provider whether the effect was sent",
+      message: invoiceReminder(`${tag}-${i}`),
+    });
+  }
+  await loginAs("owner");
+  await page.goto("/reviews?view=groups");
+  const row = page.getByRole("row").filter({ hasText: reason });
+  await expect(row).toContainText("3");
+  await expect(row.getByRole("link", { name: /^Replay this cause/ })).toHaveCount(0);
+  await expect(row).toContainText("Replay does not fit");
 });
