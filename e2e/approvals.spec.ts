@@ -67,12 +67,16 @@ test("an owner's cancel waits for another owner, who approves it from the badge 
     const card = other.getByTestId("approval").filter({ hasText: id });
     await expect(card).toContainText(`Asked by user:${requester.email}`);
     await expect(card).toContainText("The customer withdrew the order.");
-    // Filled and sent again until hydrated; once approved the request leaves the pending list.
+    // What it would cancel, not only a record id.
+    await expect(card).toContainText(`Effect key${message.effectKey}`);
+    await expect(card).toContainText(`Kind${domain}.charge`);
+    // Filled and sent again until hydrated; once approved the card stays, showing the outcome.
+    const outcome = card.getByText(`approved by user:${approver.email}`);
     await expect(async () => {
-      if ((await card.count()) === 0) return;
+      if ((await outcome.count()) > 0) return;
       await card.getByLabel("Reason (required)").fill("Confirmed with the customer too.");
       await card.getByRole("button", { name: "Approve" }).click();
-      await expect(card).toHaveCount(0, { timeout: 3_000 });
+      await expect(outcome).toBeVisible({ timeout: 3_000 });
     }).toPass({ timeout: 60_000 });
     await expect(badge.getByLabel(/waiting for you/)).toHaveCount(0);
 

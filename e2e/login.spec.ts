@@ -34,14 +34,17 @@ test("the login page passes an automated accessibility check", async ({ page }) 
   expect(results.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 });
 
-test("the right password lands on /reviews with an HttpOnly session cookie", async ({ page, createPerson }) => {
+test("the right password lands an owner on the overview with an HttpOnly session cookie", async ({
+  page,
+  createPerson,
+}) => {
   const person = await createPerson("owner");
   await page.goto("/login");
   await expect(page.getByRole("button", { name: "Sign in" })).toBeEnabled();
   await page.getByLabel("Email").fill(person.email);
   await page.getByLabel("Password").fill(person.password);
   await page.getByRole("button", { name: "Sign in" }).click();
-  await expect(page).toHaveURL(/\/reviews$/);
+  await expect(page).toHaveURL(/\/overview$/);
 
   const session = (await page.context().cookies()).find((c) => c.name === "review-console.session_token");
   expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", secure: false, path: "/" });

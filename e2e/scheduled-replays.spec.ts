@@ -70,7 +70,7 @@ test("run now: the replay becomes due at once and a consumer claims it", async (
   expect(claimed.replayId).toBe(record.replays[0]!.id);
 });
 
-test("reschedule: the chosen time is previewed in UTC and the replay moves to it", async ({
+test("reschedule: it starts at the due time, the chosen time is previewed in UTC and the replay moves to it", async ({
   page,
   loginAs,
   report,
@@ -83,14 +83,15 @@ test("reschedule: the chosen time is previewed in UTC and the replay moves to it
     controls(page).getByRole("button", { name: "Reschedule…" }),
     "Reschedule the replay",
   );
-  // Two hours ahead on the minute, in the local clock the browser shares with this process.
+  // It starts at the current due time, in UTC like every time on the page.
+  const due = (await readRecord(page, id)).replays[0]!.runAt;
+  await expect(dialog.getByLabel("New time (UTC)")).toHaveValue(due.slice(0, 16));
+  // Two hours ahead on the minute, typed in UTC.
   const at = new Date(Date.now() + 2 * 3_600_000);
-  at.setSeconds(0, 0);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  const local = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
-  await dialog.getByLabel("New time (your clock)").fill(local);
+  at.setUTCSeconds(0, 0);
   const iso = at.toISOString();
-  await expect(dialog.getByText(`In UTC: ${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC`)).toBeVisible();
+  await dialog.getByLabel("New time (UTC)").fill(iso.slice(0, 16));
+  await expect(dialog.getByText(`Due ${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)).toBeVisible();
   await dialog.getByLabel("Reason (required)").fill("after the provider's maintenance");
   await dialog.getByRole("button", { name: "Reschedule", exact: true }).click();
   await expect(page.getByRole("status").filter({ hasText: "Rescheduled" })).toBeVisible();
@@ -137,4 +138,52 @@ test("support sees the scheduled replay without its controls", async ({ page, lo
   await expect(page.getByRole("region", { name: "Actions" })).toContainText(
     "An owner can run it now, reschedule, unschedule or cancel it.",
   );
+});
+
+test.describe("in a browser in Los Angeles", () => {
+  test.use({ timezoneId: "America/Los_Angeles" });
+
+  test("a replay at 09:00 and a reschedule to 09:00 store the same instant", async ({ page, loginAs, report }) => {
+    await loginAs("owner");
+    // Tomorrow, 09:00, as typed in both forms (the page's times are UTC, whatever the browser's zone).
+    const day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+    const typed = `${day}T09:00`;
+
+    const tag = uniqueTag();
+    const open = await report({
+      category: "manual-review",
+      reason: "retry-limit",
+      requiredCheck: "the ledger is back",
+      message: invoiceReminder(tag, { sequence: 1 }),
+    });
+    await page.goto(`/reviews/${open}`);
+    const replay = await openDialog(
+      page,
+      page.getByRole("region", { name: "Actions" }).getByRole("button", { name: "Replay", exact: true }),
+      "Replay",
+    );
+    await replay.getByLabel("At a time (UTC)").check();
+    await replay.getByLabel("Replay at (UTC)").fill(typed);
+    await replay.getByLabel("Reason (required)").fill("after the ledger's window");
+    await replay.getByRole("checkbox").check();
+    await replay.getByRole("button", { name: "Schedule the replay" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Replay: done" })).toBeVisible();
+    const replayed = (await readRecord(page, open)).replays[0]!.runAt;
+
+    const { id } = await scheduledRecord(page, report);
+    await page.goto(`/reviews/${id}`);
+    const reschedule = await openDialog(
+      page,
+      controls(page).getByRole("button", { name: "Reschedule…" }),
+      "Reschedule the replay",
+    );
+    await reschedule.getByLabel("New time (UTC)").fill(typed);
+    await reschedule.getByLabel("Reason (required)").fill("after the ledger's window");
+    await reschedule.getByRole("button", { name: "Reschedule", exact: true }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Rescheduled" })).toBeVisible();
+    const rescheduled = (await readRecord(page, id)).replays[0]!.runAt;
+
+    expect(replayed).toBe(`${day}T09:00:00.000Z`);
+    expect(rescheduled).toBe(replayed);
+  });
 });

@@ -13,16 +13,22 @@ import { useAnswerApproval } from "./queries";
 export function ApprovalAnswer({
   approval,
   onAnswered,
+  onDone,
+  mode = "answer",
 }: {
   approval: ApprovalView;
   onAnswered?: (text: string) => void;
+  /** The request as it now is, once answered (the list shows its outcome instead of dropping it). */
+  onDone?: (done: ApprovalView) => void;
+  /** `withdraw`: the requester's own pending request, which they may take back. */
+  mode?: "answer" | "withdraw";
 }) {
   const reasonId = `${useId()}-reason`;
   const [reason, setReason] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
   const mutation = useAnswerApproval();
 
-  function send(answer: "approve" | "reject") {
+  function send(answer: "approve" | "reject" | "withdraw") {
     if (mutation.isPending) return;
     if (!reason.trim()) {
       setProblem("Write why: it goes to the decision log.");
@@ -30,12 +36,16 @@ export function ApprovalAnswer({
       return;
     }
     setProblem(null);
-    mutation.mutate(
-      { id: approval.id, answer, reason: reason.trim() },
-      {
-        onSuccess: ({ approval: done }) => onAnswered?.(`${done.status === "approved" ? "Approved" : "Rejected"}.`),
-        onError: (error) => setProblem(error instanceof ApiRequestError ? error.message : "No answer from the server."),
+    // mutateAsync, not mutate's callbacks: the refreshed list may drop this request (and unmount
+    // this form) before they would run, and the outcome must still reach the page.
+    mutation.mutateAsync({ id: approval.id, answer, reason: reason.trim() }).then(
+      ({ approval: done }) => {
+        onDone?.(done);
+        onAnswered?.(
+          `${done.status === "approved" ? "Approved" : done.status === "withdrawn" ? "Withdrawn" : "Rejected"}.`,
+        );
       },
+      (error: unknown) => setProblem(error instanceof ApiRequestError ? error.message : "No answer from the server."),
     );
   }
 
@@ -49,24 +59,32 @@ export function ApprovalAnswer({
       <Field label="Reason (required)" htmlFor={reasonId}>
         <Textarea id={reasonId} rows={2} value={reason} onChange={(event) => setReason(event.target.value)} />
       </Field>
-      <div className={styles.buttons}>
-        <Button
-          variant="primary"
-          size="sm"
-          onClick={() => send("approve")}
-          aria-disabled={mutation.isPending || undefined}
-        >
-          Approve
-        </Button>
-        <Button
-          variant="danger"
-          size="sm"
-          onClick={() => send("reject")}
-          aria-disabled={mutation.isPending || undefined}
-        >
-          Reject
-        </Button>
-      </div>
+      {mode === "withdraw" ? (
+        <div className={styles.buttons}>
+          <Button size="sm" onClick={() => send("withdraw")} aria-disabled={mutation.isPending || undefined}>
+            Withdraw my request
+          </Button>
+        </div>
+      ) : (
+        <div className={styles.buttons}>
+          <Button
+            variant="primary"
+            size="sm"
+            onClick={() => send("approve")}
+            aria-disabled={mutation.isPending || undefined}
+          >
+            Approve
+          </Button>
+          <Button
+            variant="danger"
+            size="sm"
+            onClick={() => send("reject")}
+            aria-disabled={mutation.isPending || undefined}
+          >
+            Reject
+          </Button>
+        </div>
+      )}
     </div>
   );
 }

@@ -3,19 +3,44 @@
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
 import { APPROVAL_STATUSES, type ApprovalStatus } from "@/lib/approvals/schema";
+import type { ApprovalView } from "@/lib/approvals/view";
 import { Field, Select } from "@/components/ui/field";
+import { Notice } from "@/components/ui/notice";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { ApprovalCard } from "./approval-card";
 import styles from "./approvals.module.css";
 import { approvalsOptions } from "./queries";
 
-/** The requests of one status (pending first), each with its answer form where the viewer may answer. */
-export function ApprovalsView({ viewerLabel }: { viewerLabel: string }) {
+/**
+ * The requests answered on this page, kept in the list with their outcome: an approved request
+ * leaves the pending list, but the person who answered it must see what became of it.
+ */
+function withAnswered(listed: ApprovalView[], answered: Map<string, ApprovalView>): ApprovalView[] {
+  const shown = listed.map((a) => answered.get(a.id) ?? a);
+  const gone = [...answered.values()].filter((a) => !listed.some((l) => l.id === a.id));
+  return [...shown, ...gone].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/**
+ * The requests of one status (pending first), each with its answer form where the viewer may
+ * answer. `request`: the one a person was sent to (just filed, or `already` filed before).
+ */
+export function ApprovalsView({
+  viewerLabel,
+  request,
+  already = false,
+}: {
+  viewerLabel: string;
+  request?: string;
+  already?: boolean;
+}) {
   const statusId = useId();
   const [status, setStatus] = useState<ApprovalStatus | "all">("pending");
+  const [answered, setAnswered] = useState<Map<string, ApprovalView>>(new Map());
   const query = useQuery(approvalsOptions(status));
-  const approvals = query.data?.approvals ?? [];
+  const approvals = withAnswered(query.data?.approvals ?? [], answered);
+  const landed = request ? approvals.find((a) => a.id === request) : undefined;
   return (
     <Section
       title="Requests"
@@ -32,6 +57,20 @@ export function ApprovalsView({ viewerLabel }: { viewerLabel: string }) {
         </Field>
       }
     >
+      {landed && landed.status === "pending" ? (
+        <Notice
+          tone="info"
+          role="status"
+          title={already ? "This request already waits for approval" : "Held for approval"}
+        >
+          <p>
+            {already
+              ? "An identical request was filed before and still waits; nothing new was filed. "
+              : "An approval policy holds this operation back: nothing has been created or run yet. "}
+            Another person allowed to take it must approve it (marked below); you can withdraw it meanwhile.
+          </p>
+        </Notice>
+      ) : null}
       <QueryState
         query={query}
         loading="Loading the requests…"
@@ -41,7 +80,13 @@ export function ApprovalsView({ viewerLabel }: { viewerLabel: string }) {
       >
         <ul className={styles.list}>
           {approvals.map((approval) => (
-            <ApprovalCard key={approval.id} approval={approval} viewerLabel={viewerLabel} />
+            <ApprovalCard
+              key={approval.id}
+              approval={approval}
+              viewerLabel={viewerLabel}
+              highlighted={approval.id === request}
+              onDone={(done) => setAnswered((current) => new Map(current).set(done.id, done))}
+            />
           ))}
         </ul>
       </QueryState>

@@ -35,11 +35,11 @@ export function policiesOptions() {
   });
 }
 
-/** Approve or reject; what it ran (a record, an operation) is refreshed with the lists. */
+/** Approve, reject or (the requester) withdraw; what it ran (a record, an operation) is refreshed with the lists. */
 export function useAnswerApproval() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, answer, reason }: { id: string; answer: "approve" | "reject"; reason: string }) =>
+    mutationFn: ({ id, answer, reason }: { id: string; answer: "approve" | "reject" | "withdraw"; reason: string }) =>
       apiPost<{ approval: ApprovalView }>(`/api/v1/approvals/${encodeURIComponent(id)}/${answer}`, { reason }),
     onSettled: () =>
       Promise.all([

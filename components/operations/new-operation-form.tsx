@@ -18,7 +18,7 @@ import { type FieldErrors, problemOf } from "./problem";
 import { RunSettingsFields } from "./replay-settings-fields";
 import { NO_SELECTION, type NewOperationParams } from "./selection-params";
 import { SelectionDescription } from "./selection-text";
-import { useCreateOperation } from "./use-operation-mutations";
+import { createdPath, pendingDuplicateOf, useCreateOperation } from "./use-operation-mutations";
 
 const SELECTION_PROBLEM: Record<string, string> = {
   "empty-selection": "Nothing matches this selection now.",
@@ -156,8 +156,13 @@ export function NewOperationForm({
     setErrors({});
     setProblem(null);
     create.mutate(built.body, {
-      onSuccess: (operation) => router.push(`/operations/${encodeURIComponent(operation.id)}`),
-      onError: (error) => fail(serverErrors(error), problemOf(error)),
+      onSuccess: (answer) => router.push(createdPath(answer)),
+      onError: (error) => {
+        // The same request already waits for approval: land on it, nothing new was filed.
+        const pending = pendingDuplicateOf(error);
+        if (pending) return router.push(`/approvals?request=${encodeURIComponent(pending)}&already=1`);
+        fail(serverErrors(error), problemOf(error));
+      },
     });
   }
 

@@ -9,9 +9,9 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { StatusLine } from "@/components/ui/states";
 import type { Role } from "@/lib/access/roles";
-import type { OperationView } from "@/lib/operations/types";
+import { actingCount, type OperationState, type OperationView } from "@/lib/operations/types";
 import { ConfirmForm } from "./confirm-form";
-import { formatCount } from "./model";
+import { ACTION_LABEL, formatCount } from "./model";
 import styles from "./operations.module.css";
 import { problemOf } from "./problem";
 import { useOperationControl } from "./use-operation-mutations";
@@ -39,7 +39,11 @@ const REASON_COPY: Record<Exclude<Dialog, "confirm">, { submit: string; done: st
 export function OperationControls({ operation, role }: { operation: OperationView; role: Role }) {
   const mutation = useOperationControl(operation.id);
   const [dialog, setDialog] = useState<Dialog | null>(null);
-  const [announcement, setAnnouncement] = useState("");
+  // A notice says what a control did to the operation in the state it left it in: once the state
+  // moves on (the canary is out, it completed), the notice is stale and goes.
+  const [notice, setNotice] = useState<{ text: string; state: OperationState | null }>({ text: "", state: null });
+  const announcement = notice.state === null || notice.state === operation.state ? notice.text : "";
+  const setAnnouncement = (text: string) => setNotice({ text, state: null });
   const [problem, setProblem] = useState<Problem | null>(null);
   const announcementRef = useRef<HTMLParagraphElement>(null);
   const problemRef = useRef<HTMLDivElement>(null);
@@ -50,17 +54,19 @@ export function OperationControls({ operation, role }: { operation: OperationVie
   const pausePending = mutation.isPending && mutation.variables?.control === "pause";
   const [pauseReason, setPauseReason] = useState("");
   const pauseReasonId = `${useId()}-pause-reason`;
+  // The server refuses to start an operation whose dry run acts on no record (409 nothing-to-act-on).
+  const nothingToStart = dryRun !== null && actingCount(dryRun.counts) === 0;
 
-  function announce(text: string) {
+  function announce(text: string, state: OperationState | null = null) {
     setProblem(null);
-    setAnnouncement(text);
+    setNotice({ text, state });
     requestAnimationFrame(() => announcementRef.current?.focus());
   }
 
-  /** A dialog's change was taken: close it and say so. */
-  function done(text: string) {
+  /** A dialog's change was taken: close it and say so, for as long as the operation stays as it left it. */
+  function done(text: string, fresh?: OperationView) {
     setDialog(null);
-    announce(text);
+    announce(text, fresh?.state ?? null);
   }
 
   function dryRunNow() {
@@ -71,7 +77,7 @@ export function OperationControls({ operation, role }: { operation: OperationVie
       {
         // Not done(): a dialog opened meanwhile stays open.
         onSuccess: (fresh) =>
-          announce(`Dry run done: ${formatCount(fresh.total)} records checked. The numbers are below.`),
+          announce(`Dry run done: ${formatCount(fresh.total)} records checked. The numbers are below.`, fresh.state),
         onError: (error) => {
           setProblem(problemOf(error));
           requestAnimationFrame(() => problemRef.current?.focus());
@@ -89,9 +95,9 @@ export function OperationControls({ operation, role }: { operation: OperationVie
     mutation.mutate(
       { control: "pause", ...(reason ? { reason } : {}) },
       {
-        onSuccess: () => {
+        onSuccess: (fresh) => {
           setPauseReason("");
-          announce("Paused.");
+          announce("Paused.", fresh.state);
         },
         onError: (error) => {
           setProblem(problemOf(error));
@@ -126,7 +132,7 @@ export function OperationControls({ operation, role }: { operation: OperationVie
               {dryRunPending ? "Running the dry run…" : dryRun ? "Dry run again" : "Dry run"}
             </Button>
           ) : null}
-          {controls.includes("confirm") ? (
+          {controls.includes("confirm") && !nothingToStart ? (
             <Button
               variant="primary"
               // Not while a dry run runs: the numbers to confirm are about to change.
@@ -177,6 +183,12 @@ export function OperationControls({ operation, role }: { operation: OperationVie
           Run a dry run first: starting needs its numbers on screen.
         </p>
       ) : null}
+      {controls.includes("confirm") && nothingToStart ? (
+        <p className={styles.note}>
+          Nothing to start: the dry run found no record this {ACTION_LABEL[operation.action].toLowerCase()} would act on
+          (the numbers are below). Abort it, or start another operation on records it fits.
+        </p>
+      ) : null}
       {canary && controls.includes("resume") ? (
         <p className={styles.note}>
           The canary&apos;s {formatCount(operation.canarySize)} records were dispatched. Check their outcomes below,
@@ -190,7 +202,9 @@ export function OperationControls({ operation, role }: { operation: OperationVie
             operation={operation}
             dryRun={dryRun}
             onConfirm={(body) =>
-              mutation.mutateAsync({ control: "confirm", ...body }).then(() => done("Confirmed: the operation runs."))
+              mutation
+                .mutateAsync({ control: "confirm", ...body })
+                .then((fresh) => done("Confirmed: the operation runs.", fresh))
             }
           />
         ) : dialog && dialog !== "confirm" ? (
@@ -203,8 +217,8 @@ export function OperationControls({ operation, role }: { operation: OperationVie
             onSubmit={(reason) =>
               mutation
                 .mutateAsync({ control: dialog, reason })
-                .then(() =>
-                  done(dialog === "resume" && canary ? "Continued after the canary." : REASON_COPY[dialog].done),
+                .then((fresh) =>
+                  done(dialog === "resume" && canary ? "Continued after the canary." : REASON_COPY[dialog].done, fresh),
                 )
             }
           />

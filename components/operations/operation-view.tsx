@@ -69,7 +69,7 @@ export function OperationView({ id, role, grants }: { id: string; role: Role; gr
         {/* A live region: a screen reader hears the state change (canary reached, auto-paused). */}
         <p role="status" aria-label="Operation state" className={styles.stateLine}>
           <span className="rc-visually-hidden">State: </span>
-          <OperationStateBadge state={operation.state} />
+          <OperationStateBadge state={operation.state} outcome={operation.progress.outcome} />
         </p>
       </header>
       {operation.state === "paused" ? (

@@ -67,7 +67,7 @@ export function OperationsList() {
                     </Link>
                   </td>
                   <td>
-                    <OperationStateBadge state={op.state} />
+                    <OperationStateBadge state={op.state} outcome={outcome} />
                   </td>
                   <td className="rc-num">{formatCount(op.total)}</td>
                   <td className={styles.progressCell}>

@@ -4,6 +4,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiPost, apiPut, ApiRequestError } from "@/lib/client/api";
 import { operationKeys, reviewKeys } from "@/lib/client/query-keys";
 import type { KindAutoReplay, OperationAction, OperationView, Selection } from "@/lib/operations/types";
+import type { ApprovalView } from "@/lib/approvals/view";
 import { operationPath } from "./queries";
 
 export interface CreateOperationRequest {
@@ -22,15 +23,36 @@ export type ControlRequest =
   | { control: "pause"; reason?: string }
   | { control: "resume" | "abort"; reason: string };
 
+/**
+ * The created operation (201), or the approval request that waits instead (202: an approval
+ * policy holds it back; no operation exists yet).
+ */
+export type CreateOperationAnswer = OperationView | { approval: ApprovalView };
+
 export function useCreateOperation() {
   const queryClient = useQueryClient();
-  return useMutation<OperationView, Error, CreateOperationRequest>({
-    mutationFn: (body) => apiPost<OperationView>("/api/v1/operations", body),
-    onSuccess: (operation) => {
-      queryClient.setQueryData(operationKeys.detail(operation.id), operation);
+  return useMutation<CreateOperationAnswer, Error, CreateOperationRequest>({
+    mutationFn: (body) => apiPost<CreateOperationAnswer>("/api/v1/operations", body),
+    onSuccess: (answer) => {
+      if ("approval" in answer) return queryClient.invalidateQueries({ queryKey: ["approvals"] });
+      queryClient.setQueryData(operationKeys.detail(answer.id), answer);
       return queryClient.invalidateQueries({ queryKey: operationKeys.lists() });
     },
   });
+}
+
+/** Where a created operation's answer leads: the operation, or the approval request that waits. */
+export function createdPath(answer: CreateOperationAnswer): string {
+  return "approval" in answer
+    ? `/approvals?request=${encodeURIComponent(answer.approval.id)}`
+    : `/operations/${encodeURIComponent(answer.id)}`;
+}
+
+/** An identical request already waits for approval (409 approval-pending): its id. */
+export function pendingDuplicateOf(error: unknown): string | null {
+  if (!(error instanceof ApiRequestError) || error.status !== 409 || error.code !== "approval-pending") return null;
+  const id = (error.body as { approvalId?: unknown } | null)?.approvalId;
+  return typeof id === "string" ? id : null;
 }
 
 /**

@@ -111,16 +111,27 @@ export function CauseGroupsTable({
               </td>
               {bulkAction ? (
                 <td>
-                  <Link
-                    className={buttonClassName("default", "sm")}
-                    href={newOperationHref(bulkAction, {
-                      type: "group",
-                      group: { kind: group.kind, reason: group.reason, errorClass: group.errorClass },
-                    })}
-                    aria-label={`${ACTION_LABEL[bulkAction]} this cause: ${groupName(group)}`}
-                  >
-                    {ACTION_LABEL[bulkAction]} this cause…
-                  </Link>
+                  {bulkAction === "replay" && (group.replayable ?? group.count) === 0 ? (
+                    // The replay's own rule counted none of these records: offering it would
+                    // lead to a dry run of "not eligible" and an operation that does nothing.
+                    <span
+                      className="rc-muted"
+                      title="A replay fits no record of this cause now (open, not effect-result-unknown)."
+                    >
+                      Replay does not fit
+                    </span>
+                  ) : (
+                    <Link
+                      className={buttonClassName("default", "sm")}
+                      href={newOperationHref(bulkAction, {
+                        type: "group",
+                        group: { kind: group.kind, reason: group.reason, errorClass: group.errorClass },
+                      })}
+                      aria-label={`${ACTION_LABEL[bulkAction]} this cause: ${groupName(group)}`}
+                    >
+                      {ACTION_LABEL[bulkAction]} this cause…
+                    </Link>
+                  )}
                 </td>
               ) : null}
             </tr>

@@ -44,7 +44,8 @@ export interface QueuePage {
 export type QueueStats = ReviewStats;
 
 /** A group of GET /api/v1/reviews/groups, as the server types it. */
-export type CauseGroup = ReviewGroup;
+/** `replayable` optional: older servers omit it (then the view offers the replay as before). */
+export type CauseGroup = Omit<ReviewGroup, "replayable"> & { replayable?: number };
 
 export interface CauseGroups {
   groups: CauseGroup[];

@@ -3,6 +3,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import { useMemo, useRef, useState } from "react";
 import { holdsPermission } from "@/lib/access/scope-rules";
+import { approvalsOptions } from "@/components/approvals/queries";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerAuthority } from "@/components/operations/viewer-role";
 import { ListFooter, ListHeading } from "@/components/ui/list";
@@ -67,6 +68,12 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
     placeholderData: keepPreviousData,
   });
   const stats = useQuery({ ...queueStatsOptions(), refetchInterval: LIVE_REFRESH_MS });
+  // Records a decision waits on for a second person: their rows say "approval pending".
+  const approvals = useQuery(approvalsOptions("pending")).data?.approvals;
+  const pendingApprovals = useMemo(
+    () => new Set((approvals ?? []).flatMap((a) => (a.reviewId ? [a.reviewId] : []))),
+    [approvals],
+  );
   const groups = useQuery({
     ...causeGroupsOptions(state.filters),
     enabled: state.grouped,
@@ -255,6 +262,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
               state={listState}
               selection={selection}
               sort={{ sort: state.sort, onSort: (sort) => setParams({ sort }) }}
+              pendingApprovals={pendingApprovals}
             />
             <ListFooter
               query={list}

@@ -35,6 +35,26 @@ const helper = createColumnHelper<typeof features, QueueItem>();
 /** The clock the ages are measured against; one ticking value for the whole table. */
 export const NowContext = createContext(0);
 
+/** The records a decision waits on for approval (a cancel, a skip, a bulk request's are not per record). */
+const NO_PENDING: ReadonlySet<string> = new Set();
+const PendingApprovalsContext = createContext<ReadonlySet<string>>(NO_PENDING);
+
+/**
+ * The status, and "approval pending" while a decision on the record waits for a second person:
+ * the record reads "open" in the database, but nobody else may decide on it meanwhile.
+ */
+function StatusCell({ id, status }: { id: string; status: string }) {
+  const pending = useContext(PendingApprovalsContext).has(id);
+  return (
+    <span className={styles.twoLines}>
+      <span className={styles.line}>
+        <StatusBadge status={status} />
+      </span>
+      {pending ? <span className={`${styles.line} ${styles.lineMuted}`}>approval pending</span> : null}
+    </span>
+  );
+}
+
 function AgeCell({ since }: { since: string }) {
   return <Age since={since} now={useContext(NowContext)} />;
 }
@@ -157,7 +177,7 @@ const columns = helper.columns([
   }),
   helper.accessor("status", {
     header: "Status",
-    cell: (info) => <StatusBadge status={info.getValue()} />,
+    cell: (info) => <StatusCell id={info.row.original.id} status={info.getValue()} />,
     meta: { width: 118 },
   }),
 ]);
@@ -189,6 +209,7 @@ export function ReviewTable({
   state,
   selection,
   sort,
+  pendingApprovals = NO_PENDING,
 }: {
   items: QueueItem[] | undefined;
   /** No data yet: show placeholder rows. */
@@ -202,6 +223,8 @@ export function ReviewTable({
   selection?: RowSelection;
   /** Sortable headers; without, the columns do not sort. */
   sort?: TableSort;
+  /** The records a decision waits on for approval: their status reads "approval pending" too. */
+  pendingApprovals?: ReadonlySet<string>;
 }) {
   const rows = items ?? emptyRows;
   const [active, setActive] = useState(0);
@@ -247,83 +270,85 @@ export function ReviewTable({
   });
 
   return (
-    <NowContext.Provider value={now}>
-      <DataTable
-        caption={`Review records, ${describeSort(sort?.sort)}. Each row links to its record; j and k move between rows.`}
-        layout="fixed"
-        compact
-        stale={stale}
-        aria-busy={loading || stale}
-        id="queue-table"
-      >
-        <colgroup>
-          {selection ? <col style={{ width: 36 }} /> : null}
-          {table.getAllLeafColumns().map((column) => (
-            <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
-          ))}
-        </colgroup>
-        <thead>
-          {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
-              {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
-              {group.headers.map((header) => {
-                const meta = header.column.columnDef.meta;
-                const field = sort ? meta?.sortField : undefined;
-                return (
-                  <th
-                    key={header.id}
-                    scope="col"
-                    className={meta?.className}
-                    aria-sort={field ? ariaSortOf(sort?.sort, field) : undefined}
-                  >
-                    {header.isPlaceholder ? null : field && sort ? (
-                      <SortHeader
-                        field={field}
-                        label={String(header.column.columnDef.header)}
-                        sort={sort.sort}
-                        onSort={sort.onSort}
-                      />
-                    ) : (
-                      <table.FlexRender header={header} />
-                    )}
-                  </th>
-                );
-              })}
-            </tr>
-          ))}
-        </thead>
-        <tbody ref={bodyRef}>
-          {loading ? (
-            <SkeletonRows columns={columnCount} rows={12} />
-          ) : state ? (
-            <TableMessage colSpan={columnCount}>{state}</TableMessage>
-          ) : (
-            table.getRowModel().rows.map((row) => (
-              <tr
-                key={row.id}
-                className={styles.row}
-                data-row-index={row.index}
-                onClick={(event) => onRowClick(event, row.original.id)}
-                onFocus={() => setActive(row.index)}
-                onKeyDown={(event) => {
-                  // Enter on the row's checkbox opens the record too (the link opens itself).
-                  if (event.key === "Enter" && (event.target as HTMLElement).tagName === "INPUT") {
-                    event.preventDefault();
-                    rowLinks()[row.index]?.click();
-                  }
-                }}
-              >
-                {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
-                {row.getAllCells().map((cell) => (
-                  <td key={cell.id} className={cell.column.columnDef.meta?.className}>
-                    <table.FlexRender cell={cell} />
-                  </td>
-                ))}
+    <PendingApprovalsContext.Provider value={pendingApprovals}>
+      <NowContext.Provider value={now}>
+        <DataTable
+          caption={`Review records, ${describeSort(sort?.sort)}. Each row links to its record; j and k move between rows.`}
+          layout="fixed"
+          compact
+          stale={stale}
+          aria-busy={loading || stale}
+          id="queue-table"
+        >
+          <colgroup>
+            {selection ? <col style={{ width: 36 }} /> : null}
+            {table.getAllLeafColumns().map((column) => (
+              <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
+            ))}
+          </colgroup>
+          <thead>
+            {table.getHeaderGroups().map((group) => (
+              <tr key={group.id}>
+                {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
+                {group.headers.map((header) => {
+                  const meta = header.column.columnDef.meta;
+                  const field = sort ? meta?.sortField : undefined;
+                  return (
+                    <th
+                      key={header.id}
+                      scope="col"
+                      className={meta?.className}
+                      aria-sort={field ? ariaSortOf(sort?.sort, field) : undefined}
+                    >
+                      {header.isPlaceholder ? null : field && sort ? (
+                        <SortHeader
+                          field={field}
+                          label={String(header.column.columnDef.header)}
+                          sort={sort.sort}
+                          onSort={sort.onSort}
+                        />
+                      ) : (
+                        <table.FlexRender header={header} />
+                      )}
+                    </th>
+                  );
+                })}
               </tr>
-            ))
-          )}
-        </tbody>
-      </DataTable>
-    </NowContext.Provider>
+            ))}
+          </thead>
+          <tbody ref={bodyRef}>
+            {loading ? (
+              <SkeletonRows columns={columnCount} rows={12} />
+            ) : state ? (
+              <TableMessage colSpan={columnCount}>{state}</TableMessage>
+            ) : (
+              table.getRowModel().rows.map((row) => (
+                <tr
+                  key={row.id}
+                  className={styles.row}
+                  data-row-index={row.index}
+                  onClick={(event) => onRowClick(event, row.original.id)}
+                  onFocus={() => setActive(row.index)}
+                  onKeyDown={(event) => {
+                    // Enter on the row's checkbox opens the record too (the link opens itself).
+                    if (event.key === "Enter" && (event.target as HTMLElement).tagName === "INPUT") {
+                      event.preventDefault();
+                      rowLinks()[row.index]?.click();
+                    }
+                  }}
+                >
+                  {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
+                  {row.getAllCells().map((cell) => (
+                    <td key={cell.id} className={cell.column.columnDef.meta?.className}>
+                      <table.FlexRender cell={cell} />
+                    </td>
+                  ))}
+                </tr>
+              ))
+            )}
+          </tbody>
+        </DataTable>
+      </NowContext.Provider>
+    </PendingApprovalsContext.Provider>
   );
 }

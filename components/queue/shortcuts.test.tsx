@@ -173,3 +173,20 @@ describe("reason chips", () => {
     expect(more).toHaveAttribute("aria-expanded", "false");
   });
 });
+
+describe("a record whose decision waits for approval", () => {
+  it('reads "approval pending" in its row, beside its status', () => {
+    render(
+      <ReviewTable
+        items={[item(1), item(2)]}
+        loading={false}
+        stale={false}
+        now={Date.parse("2026-12-01T11:00:00.000Z")}
+        pendingApprovals={new Set([item(2).id])}
+      />,
+    );
+    const rows = screen.getAllByRole("row").slice(1);
+    expect(rows[0]).not.toHaveTextContent("approval pending");
+    expect(rows[1]).toHaveTextContent("openapproval pending");
+  });
+});

@@ -24,13 +24,18 @@ interface AssigneeOption {
   role: "owner" | "support";
 }
 
-type Change = "me" | "person" | "unassign";
+type Change = "person" | "unassign";
 
 const TITLES: Record<Change, string> = {
-  me: "Assign to me",
   person: "Assign to a person",
   unassign: "Unassign",
 };
+
+/**
+ * Taking a record for oneself decides nothing about its effect: it needs no typed reason. The
+ * history and the decision log still say who took it, with this reason.
+ */
+export const ASSIGN_TO_ME_REASON = "took the record";
 
 function display(person: { name: string; email: string }): string {
   return person.name && person.name !== person.email ? `${person.name} (${person.email})` : person.email;
@@ -42,7 +47,7 @@ function display(person: { name: string; email: string }): string {
  * to the history and the decision log.
  */
 export function Assignment({ record, role, userId }: { record: ReviewDetail; role: Authority; userId?: string }) {
-  const { dialog, status, statusRef, open, close, done } = useChangeDialog<Change>();
+  const { dialog, status, statusRef, open, close, done, say } = useChangeDialog<Change>();
   const mutation = useRecordAction(record.id);
   const assignee = record.assignee ?? null;
   const mayAssign = actionRefusal("assign", record, role) === null;
@@ -67,8 +72,18 @@ export function Assignment({ record, role, userId }: { record: ReviewDetail; rol
         {mayAssign ? (
           <>
             {userId && !mine ? (
-              <Button size="sm" aria-haspopup="dialog" onClick={() => open("me")}>
-                Assign to me…
+              <Button
+                size="sm"
+                aria-disabled={mutation.isPending || undefined}
+                onClick={() => {
+                  if (mutation.isPending) return;
+                  send("me", ASSIGN_TO_ME_REASON).then(
+                    () => say("Assigned to you."),
+                    (error: Error) => say(`Not assigned: ${error.message}`),
+                  );
+                }}
+              >
+                Assign to me
               </Button>
             ) : null}
             <Button size="sm" aria-haspopup="dialog" onClick={() => open("person")}>
@@ -92,19 +107,9 @@ export function Assignment({ record, role, userId }: { record: ReviewDetail; rol
           />
         ) : dialog ? (
           <ReasonForm
-            explanation={
-              <p>
-                {dialog === "me"
-                  ? "The record will be assigned to you: it shows under Mine in the queue."
-                  : `The record will no longer be assigned to ${assignee ? display(assignee) : "anyone"}.`}
-              </p>
-            }
+            explanation={<p>The record will no longer be assigned to {assignee ? display(assignee) : "anyone"}.</p>}
             submitLabel={TITLES[dialog]}
-            onSubmit={(reason) =>
-              dialog === "me"
-                ? send("me", reason).then(() => done("Assigned to you."))
-                : send(null, reason).then(() => done("The record is no longer assigned."))
-            }
+            onSubmit={(reason) => send(null, reason).then(() => done("The record is no longer assigned."))}
           />
         ) : null}
       </ModalDialog>

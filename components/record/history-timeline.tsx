@@ -13,7 +13,21 @@ function detailText(value: unknown): string {
 /** An ISO instant (a `runAt`, a `claimExpiresAt`): shown in UTC like every other time on the page. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
+/** A person as the history keeps them (`{id, name, email}`: an assignee), or null. */
+function personOf(value: unknown): { name: string; email: string } | null {
+  if (!isRecord(value) || typeof value.email !== "string" || typeof value.id !== "string") return null;
+  return { name: typeof value.name === "string" ? value.name : "", email: value.email };
+}
+
 function DetailValue({ value }: { value: unknown }) {
+  const person = personOf(value);
+  if (person) {
+    // A name a person reads, with the email that tells two of the same name apart.
+    return (
+      <span>{person.name && person.name !== person.email ? `${person.name} (${person.email})` : person.email}</span>
+    );
+  }
+  if (value === null) return <span className="rc-muted">nobody</span>;
   if (typeof value === "string" && ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value))) {
     return (
       <time dateTime={value} title={value}>

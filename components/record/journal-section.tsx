@@ -1,3 +1,4 @@
+import { isRecord } from "@review-console/contract";
 import { Section } from "@/components/ui/section";
 import { StateBadge, Time } from "./badges";
 import styles from "./record.module.css";
@@ -10,6 +11,40 @@ const STATE_MEANING: Record<string, string> = {
   cancelled: "the effect was cancelled; any later delivery with this key is suppressed",
 };
 
+/** The consumer the record's source names, if any: the worker that reported it. */
+function reportingConsumer(record: ReviewDetail): string | null {
+  const source = isRecord(record.source) ? record.source : null;
+  return source && typeof source.consumer === "string" && source.consumer !== "" ? source.consumer : null;
+}
+
+/**
+ * No entry in this console's journal says only that: a worker reporting over HTTP keeps its own
+ * journal, so the absence here is never evidence that the effect was not started or not applied
+ * (read that way on an effect-result-unknown record, it leads to a second effect).
+ */
+function NoConsoleEntry({ record, effectKey }: { record: ReviewDetail; effectKey: string }) {
+  const consumer = reportingConsumer(record);
+  const worker = consumer ? (
+    <>
+      the reporting worker (<code className={styles.code}>{consumer}</code>) keeps its own
+    </>
+  ) : (
+    "the reporting worker keeps its own"
+  );
+  return (
+    <>
+      <p>
+        No entry for <code className={styles.code}>{effectKey}</code> in this console&apos;s journal; {worker}.
+      </p>
+      <p className="rc-muted">
+        {record.category === "effect-result-unknown"
+          ? "This does not tell whether the effect was sent: only the provider, or the worker's own journal, can."
+          : "This does not tell whether the effect was started: the worker's own journal can."}
+      </p>
+    </>
+  );
+}
+
 /** The effect journal's entry for this record's effectKey. */
 export function JournalSection({ record }: { record: ReviewDetail }) {
   const { journal } = record;
@@ -18,9 +53,7 @@ export function JournalSection({ record }: { record: ReviewDetail }) {
       {record.effectKey === null ? (
         <p>This message has no usable effectKey, so no effect can be recorded for it.</p>
       ) : journal === null ? (
-        <p>
-          No entry for <code className={styles.code}>{record.effectKey}</code>: the effect was never started.
-        </p>
+        <NoConsoleEntry record={record} effectKey={record.effectKey} />
       ) : (
         <>
           <p className={styles.lead}>

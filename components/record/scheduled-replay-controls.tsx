@@ -10,6 +10,7 @@ import { StatusLine } from "@/components/ui/states";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { actionRefusal } from "@/lib/reviews/action-rules";
+import { untilText, utcInputOf, utcInputToIso } from "./actions/run-at";
 import { Time } from "./badges";
 import { formatUtc } from "@/components/ui/time";
 import styles from "./controls.module.css";
@@ -32,20 +33,21 @@ const EXPLANATIONS: Record<Control, string> = {
     "The replay is withdrawn and the record goes back to open. Nothing else is undone: a correction stays, a skipped range stays skipped, a journal entry cleared by the provider's answer stays cleared.",
 };
 
-/** A `datetime-local` value (the person's own clock) as the instant it names, or null. */
-function instantOf(local: string): Date | null {
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(local)) return null;
-  const date = new Date(local);
-  return Number.isNaN(date.getTime()) ? null : date;
-}
-
 /**
  * Run now, reschedule, unschedule (ADR 0028): for an owner, while the record's replay is
  * scheduled and no consumer has claimed it. Each needs a reason; the server refuses (409) when a
  * consumer claims it meanwhile, or when a bulk operation owns it.
  */
 export function ScheduledReplayControls({ record, role }: { record: ReviewDetail; role: Authority }) {
-  const { dialog, status, statusRef, open, close, done } = useChangeDialog<Control>();
+  const { dialog, status: report, statusRef, open, close, done: reportDone } = useChangeDialog<Control>();
+  // A report describes the record at the version the control left it at; once it moves on
+  // (replayed again, someone else's action), the report is stale and goes.
+  const [reportVersion, setReportVersion] = useState<number | null>(null);
+  const status = reportVersion === null || reportVersion === record.version ? report : "";
+  const done = (text: string, fresh: { version: number }) => {
+    setReportVersion(fresh.version);
+    reportDone(text);
+  };
   const mutation = useRecordAction(record.id);
   const replay = record.replays.find((r) => r.state === "scheduled");
   if (record.status !== "replay-scheduled" || actionRefusal("run-now", record, role) !== null) {
@@ -83,8 +85,9 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
       <ModalDialog open={dialog !== null} title={dialog ? TITLES[dialog] : ""} onClose={close}>
         {dialog === "reschedule" ? (
           <RescheduleForm
+            dueAt={replay?.runAt ?? null}
             onSubmit={(runAt, reason) =>
-              send("reschedule", reason, runAt).then(() => done(`Rescheduled: due ${formatUtc(runAt)}.`))
+              send("reschedule", reason, runAt).then((fresh) => done(`Rescheduled: due ${formatUtc(runAt)}.`, fresh))
             }
           />
         ) : dialog ? (
@@ -93,8 +96,8 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
             submitLabel={dialog === "run-now" ? "Run now" : "Unschedule"}
             danger={dialog === "unschedule"}
             onSubmit={(reason) =>
-              send(dialog, reason).then(() =>
-                done(dialog === "run-now" ? "The replay is due now." : "Unscheduled: the record is open again."),
+              send(dialog, reason).then((fresh) =>
+                done(dialog === "run-now" ? "The replay is due now." : "Unscheduled: the record is open again.", fresh),
               )
             }
           />
@@ -104,18 +107,30 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
   );
 }
 
-/** The new time in the person's clock, its UTC instant shown as they type, then the reason. */
-function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string) => Promise<unknown> }) {
+/**
+ * The new time in UTC, as every time on the page (the replay's own "At a time" reads it the same
+ * way: run-at.ts), starting at the current due time; the instant is shown as it is typed.
+ */
+function RescheduleForm({
+  dueAt,
+  onSubmit,
+}: {
+  dueAt: string | null;
+  onSubmit: (runAt: string, reason: string) => Promise<unknown>;
+}) {
   const inputId = `${useId()}-run-at`;
   // The clock is read when the time is chosen (render stays pure); the server checks it again.
-  const [{ local, chosenAt }, setChoice] = useState({ local: "", chosenAt: 0 });
-  const at = instantOf(local);
-  const future = at !== null && at.getTime() > chosenAt;
+  const [{ local, chosenAt }, setChoice] = useState(() => ({
+    local: dueAt ? utcInputOf(dueAt) : "",
+    chosenAt: Date.now(),
+  }));
+  const iso = utcInputToIso(local);
+  const future = iso !== null && Date.parse(iso) > chosenAt;
   return (
     <ReasonForm
       explanation={<p>{EXPLANATIONS.reschedule}</p>}
       fields={
-        <Field label="New time (your clock)" htmlFor={inputId}>
+        <Field label="New time (UTC)" htmlFor={inputId}>
           <Input
             id={inputId}
             type="datetime-local"
@@ -125,14 +140,16 @@ function RescheduleForm({ onSubmit }: { onSubmit: (runAt: string, reason: string
             onChange={(event) => setChoice({ local: event.target.value, chosenAt: Date.now() })}
           />
           <p id={`${inputId}-utc`} className={styles.preview} aria-live="polite">
-            {at ? `In UTC: ${formatUtc(at.toISOString())}` : "In UTC: choose a time"}
-            {at && !future ? " (in the past: choose a later time)" : null}
+            {iso
+              ? `Due ${formatUtc(iso, { seconds: false })} (${untilText(iso, chosenAt)})`
+              : "Date and time in UTC, as every time on this page."}
+            {iso && !future ? " (in the past: choose a later time)" : null}
           </p>
         </Field>
       }
       required={[{ id: inputId, filled: future, message: "Choose a time in the future." }]}
       submitLabel="Reschedule"
-      onSubmit={(reason) => onSubmit(at!.toISOString(), reason)}
+      onSubmit={(reason) => onSubmit(iso!, reason)}
     />
   );
 }

@@ -88,6 +88,8 @@ export interface ReviewDetail extends Omit<ReviewListItem, "ready" | "assignee">
   ready?: boolean;
   /** The bulk operations this record belongs to (optional: older servers omit it). */
   operations?: RecordOperationRef[];
+  /** The actions an approval policy would hold for a second person (optional: older servers omit it). */
+  approvalNeeded?: string[];
 }
 
 export function detailPath(id: string): string {

@@ -4,6 +4,7 @@ import { operationPermission, type OperationApprovalGate } from "@/lib/operation
 import { ACTION_RULES } from "@/lib/reviews/action-rules";
 import type { ActionApprovalGate } from "@/lib/reviews/actions/perform-action";
 import { pendingRequestRefusal } from "./pending";
+import { refuseDuplicateOperationRequest } from "./duplicates";
 import { effectivePolicy } from "./policies";
 import { isApprovableAction } from "./schema";
 import { expireOverdue, storeApproval, toView, type Tx } from "./store";
@@ -97,6 +98,7 @@ export function operationApprovalGate(requester: Actor): OperationApprovalGate {
       return { domain: single, domains, expiresAfterSeconds } satisfies OperationHold;
     },
     async hold(tx, request, total, needed) {
+      await refuseDuplicateOperationRequest(tx, request);
       const { domain, domains, expiresAfterSeconds } = needed as OperationHold;
       const row = await storeApproval(
         tx,

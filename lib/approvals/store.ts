@@ -81,6 +81,17 @@ export function mayDecide(row: ApprovalRow, actor: Actor): boolean {
   return may(actor, row.permission as Permission, { domains: domainsOf(row) });
 }
 
+/** What an approver of a bulk operation reads besides its count: the selection and its settings. */
+function operationRequestOf(request: Record<string, unknown>): NonNullable<ApprovalView["operationRequest"]> {
+  const numberOrNull = (value: unknown) => (typeof value === "number" ? value : null);
+  return {
+    selection: request.selection ?? null,
+    runAt: typeof request.runAt === "string" ? request.runAt : null,
+    ratePerSecond: numberOrNull(request.ratePerSecond),
+    canarySize: numberOrNull(request.canarySize),
+  };
+}
+
 export function toView(row: ApprovalRow, viewer?: Actor): ApprovalView {
   const request = row.request as Record<string, unknown>;
   return {
@@ -105,6 +116,7 @@ export function toView(row: ApprovalRow, viewer?: Actor): ApprovalView {
     expiresAt: row.expiresAt.toISOString(),
     createdAt: row.createdAt.toISOString(),
     canDecide: row.status === "pending" && viewer !== undefined && mayDecide(row, viewer),
+    operationRequest: row.decision === "operation" ? operationRequestOf(request) : null,
   };
 }
 

@@ -25,4 +25,11 @@ export interface ApprovalView {
   createdAt: string;
   /** Whether the caller may approve or reject it now (pending, not theirs, allowed in its domain). */
   canDecide: boolean;
+  /** For an operation: its selection and settings as asked (null: the default), else null. */
+  operationRequest: {
+    selection: unknown;
+    runAt: string | null;
+    ratePerSecond: number | null;
+    canarySize: number | null;
+  } | null;
 }

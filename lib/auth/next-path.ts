@@ -1,7 +1,10 @@
 // Where to go after signing in. Isomorphic: the login page and its client form both use it.
 
-/** The default destination after signing in. */
-export const HOME_PATH = "/reviews";
+/**
+ * The default destination after signing in: the home page, which sends each role to its own
+ * landing page (owners and support the overview, as the README says).
+ */
+export const HOME_PATH = "/";
 
 /** `path` when it is a path of this site (`/x`; not `//host`, `/\host` or control characters), else null. */
 export function safeNextPath(path: string | null | undefined): string | null {

@@ -12,6 +12,8 @@ export const reviewKeys = {
   groups: (filters: ReviewFilters) => [...reviewKeys.all, "groups", filters] as const,
   details: () => [...reviewKeys.all, "detail"] as const,
   detail: (id: string) => [...reviewKeys.details(), id] as const,
+  /** The contract's verdict for a replay of the record, on what it was computed from (`basis`). */
+  verdict: (id: string, basis: unknown) => [...reviewKeys.detail(id), "verdict", basis] as const,
 };
 
 export const auditKeys = {

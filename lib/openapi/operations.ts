@@ -22,6 +22,7 @@ import { overviewQuerySchema } from "@/lib/overview/overview";
 import { claimSchema, renewSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
+import { recordVerdictSchema, verdictRequestSchema } from "@/lib/reviews/verdict";
 import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
@@ -86,7 +87,7 @@ const operationControl = (
     ...ok("The operation as it now is.", body.operationSchema),
     404: error("No operation with this id."),
     409: error(
-      "The operation's state does not allow this now (`not-allowed`, `dry-run-required`, `dry-run-stale`, ...).",
+      "The operation's state does not allow this now (`not-allowed`, `dry-run-required`, `dry-run-stale`, `nothing-to-act-on` when the dry run found no record the operation would act on, ...).",
     ),
   },
 });
@@ -206,6 +207,22 @@ const REVIEWS: ApiOperation[] = [
       422: error(
         "A corrected payload fails the kind's schema, or the envelope changes a field it may only add; or `assignee` names nobody, a person who cannot act on records, or a disabled person.",
       ),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/reviews/[id]/verdict",
+    operationId: "judgeReviewReplay",
+    summary: "The contract's verdict for a record's replay, before it runs",
+    description:
+      "What `decide` would say if the record's replay (`replay`: its latest version) or a correction's (`correct-and-replay`: `payload` and missing `envelope` fields, built as the action builds them) ran now, judged exactly as a bulk operation's dry run judges a record: would-apply, would-suppress, would-hold-gap, would-hold-stale, would-hold-unknown, would-wait, invalid or not-eligible, and why. Changes nothing.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.act" },
+    params: recordId,
+    body: verdictRequestSchema,
+    answers: {
+      ...ok("The verdict, and the record's version it was computed for.", recordVerdictSchema),
+      404: error("No record with this id."),
     },
   },
   {
@@ -354,6 +371,11 @@ const OPERATIONS: ApiOperation[] = [
         body.approvalAnswerBodySchema,
         202,
       ),
+      409: {
+        description:
+          "`approval-pending`: an identical request (same action, same selection) already waits for approval; `approvalId` names it.",
+        content: json(body.duplicateApprovalSchema),
+      },
       422: error("The selection names unknown records, matches none, or is larger than allowed."),
     },
   },
@@ -796,6 +818,27 @@ const APPROVALS: ApiOperation[] = [
     "Runs the stored decision exactly once, as the requester, approved by the caller; both names go to the record's history and the decision log.",
   ),
   approvalAnswer("reject", "rejectRequest", "Reject a request", "Nothing but the request changes."),
+  {
+    method: "POST",
+    route: "/api/v1/approvals/[approvalId]/withdraw",
+    operationId: "withdrawRequest",
+    summary: "Withdraw your own pending request",
+    description:
+      "The request becomes `withdrawn`; nothing of its decision runs. Logged as `approval.withdrawn` with the reason.",
+    tag: "Approvals",
+    access: {
+      kind: "permission",
+      permission: "reviews.act",
+      also: "Only whoever asked (`403 not-requester`); anyone else approves or rejects it.",
+    },
+    params: approvalId,
+    body: approvalAnswerSchema,
+    answers: {
+      ...ok("The request as it now is.", body.approvalAnswerBodySchema),
+      404: error("No approval request with this id (or one the caller may not see)."),
+      409: error("Already answered, expired or withdrawn (`already-decided`)."),
+    },
+  },
   {
     method: "GET",
     route: "/api/v1/approval-policies",

@@ -124,6 +124,9 @@ export const reviewGroupsSchema = z.object({
           "An estimate (named in `estimates`): the latest sighting of a record while it was in the group, " +
           "which may be a record that has left the group since.",
       }),
+      replayable: z.int().meta({
+        description: "Exact: how many of the group's records a replay fits now (open, in a category replay allows).",
+      }),
     }),
   ),
   truncated: z.boolean().meta({ description: "True when there were more than 200 groups." }),
@@ -204,11 +207,20 @@ export const reviewDetailSchema = reviewListItemSchema
     operations: z
       .array(recordOperationRefSchema)
       .meta({ description: "The bulk operations this record belongs to that the caller may open, newest first." }),
+    approvalNeeded: z.array(z.enum(["cancel", "confirm-applied", "skip-gap"])).meta({
+      description:
+        "The actions on this record an approval policy would hold for a second person (its domain's policy, else the default).",
+    }),
   })
   .meta({ id: "ReviewDetail" });
 
 /** A 409 of an action: the refusal with the record as it is now, so nobody overwrites blind. */
 export const actionConflictSchema = errorBodySchema.extend({ record: reviewDetailSchema });
+
+/** A 409 for a request identical to one that already waits for approval: its id. */
+export const duplicateApprovalSchema = errorBodySchema.extend({
+  approvalId: z.string().meta({ description: "The approval request that already waits." }),
+});
 
 export const claimedReplaysSchema = z.object({
   items: z.array(
@@ -565,6 +577,15 @@ export const approvalSchema = z
     expiresAt: instant,
     createdAt: instant,
     canDecide: z.boolean().meta({ description: "Whether the caller may approve or reject it now." }),
+    operationRequest: z
+      .object({
+        selection: z.unknown().meta({ description: "The selection as asked: ids, a filter or a group." }),
+        runAt: instant.nullable(),
+        ratePerSecond: z.number().nullable().meta({ description: "Null: the default rate." }),
+        canarySize: z.int().nullable().meta({ description: "Null: no canary asked." }),
+      })
+      .nullable()
+      .meta({ description: "For an operation: its selection and settings as asked; null for a record decision." }),
   })
   .meta({ id: "Approval" });
 

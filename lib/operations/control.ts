@@ -7,7 +7,7 @@ import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission } from "./create";
 import { computeDryRun, saveDryRun } from "./dry-run";
 import { type ConfirmRequest, DEFAULT_AUTO_PAUSE, type ResumeRequest } from "./schema";
-import type { OperationAction, OperationState } from "./types";
+import { actingCount, type OperationAction, type OperationState } from "./types";
 
 type Tx = Prisma.TransactionClient;
 
@@ -89,6 +89,23 @@ export async function dryRunOperation(id: string, actor: Actor): Promise<void> {
   );
 }
 
+/**
+ * An operation whose dry run acts on no record is not started: it would end "completed" having
+ * done nothing, and read as a success. The 409 names what the dry run found instead.
+ */
+function refuseNothingToActOn(op: LockedOperation): void {
+  const counts = op.dryRun?.counts ?? {};
+  if (actingCount(counts) > 0) return;
+  const found = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([verdict, n]) => `${n} ${verdict}`)
+    .join(", ");
+  throw conflict(
+    "nothing-to-act-on",
+    `the dry run found no record this ${op.action} would act on (${found || "no records left"}); nothing was started`,
+  );
+}
+
 /** POST .../confirm: starts dispatching, with the dry-run numbers the person saw. */
 export async function confirmOperation(id: string, request: ConfirmRequest, actor: Actor): Promise<void> {
   await db().$transaction(async (tx) => {
@@ -106,6 +123,7 @@ export async function confirmOperation(id: string, request: ConfirmRequest, acto
         `the operation changed (version ${op.version}, you saw ${request.expectedVersion}); review it again`,
       );
     }
+    refuseNothingToActOn(op);
     // Whoever starts it answers for it from now on (lib/operations/authority.ts).
     await tx.$executeRaw`
       UPDATE bulk_operations SET state = 'running', confirmed_by = ${actor.label}, confirmed_at = now(),

@@ -87,11 +87,17 @@ function replayVerdict(decision: Decision, unchecked: string | null): ItemVerdic
  * A replay's verdict, and the simulation's state after it: an applied replay advances its key
  * and records its effect, so the operation's later replays of the key are judged after it.
  */
-function judgeReplay(row: DryRunRow, role: Authority, sim: SimulatedState, now: Date): ItemVerdict {
+function judgeReplay(
+  row: DryRunRow,
+  role: Authority,
+  sim: SimulatedState,
+  now: Date,
+  action: "replay" | "correct-and-replay" = "replay",
+): ItemVerdict {
   if (row.version !== row.frozenVersion) {
     return { verdict: "changed", detail: `version ${row.frozenVersion} at the freeze, ${row.version} now` };
   }
-  if (actionRefusal("replay", row, role)) {
+  if (actionRefusal(action, row, role)) {
     return { verdict: "not-eligible", detail: `a ${row.status} ${row.category} record cannot be replayed` };
   }
   let envelope: unknown;
@@ -265,10 +271,7 @@ export async function computeDryRun(
           }
           const pending = waiting.get(row.reviewId);
           const judged: ItemVerdict = pending
-            ? {
-                verdict: "approval-pending",
-                detail: `a ${pending.decision} of this record waits for approval (${pending.id})`,
-              }
+            ? pendingVerdict(pending)
             : action === "replay"
               ? judgeReplay(row, role, sim, now)
               : action === "cancel"
@@ -302,4 +305,59 @@ export async function saveDryRun(tx: Prisma.TransactionClient, operationId: stri
                     ${result.details.slice(i, i + CHUNK)}::text[]) AS v(position, verdict, detail)
        WHERE i.operation_id = ${operationId}::uuid AND i.position = v.position AND i.state = 'pending'`;
   }
+}
+
+/** One record as judgeRecordReplay reads it: what a dry run's row holds, and its latest envelope. */
+/** A record whose approval request waits is not acted on by anything but a note. */
+function pendingVerdict(pending: { decision: string; id: string }): ItemVerdict {
+  return {
+    verdict: "approval-pending",
+    detail: `a ${pending.decision} of this record waits for approval (${pending.id})`,
+  };
+}
+
+export interface JudgedRecord {
+  id: string;
+  version: number;
+  status: ReviewStatus;
+  category: string;
+  effectKey: string | null;
+  kind: string | null;
+}
+
+/**
+ * The verdict a single replay of one record would get now (the record page shows it before a
+ * person confirms): the dry run's own judge on a one-record operation, so a single action and a
+ * bulk one are told the same thing. `envelope` is what the replay would send (the latest
+ * revision, or a proposed correction). Read-only, in one snapshot like computeDryRun.
+ */
+export async function judgeRecordReplay(
+  record: JudgedRecord,
+  envelope: unknown,
+  action: "replay" | "correct-and-replay",
+  role: Authority,
+): Promise<ItemVerdict> {
+  const now = new Date();
+  const sim: SimulatedState = { lastSequence: new Map(), applied: new Set(), journal: new Map(), inFlight: new Map() };
+  return db().$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SET TRANSACTION READ ONLY`;
+      const patterns = await tx.$queryRaw<DomainPattern[]>`SELECT pattern, domain FROM domain_kinds`;
+      const { id, ...judged } = record;
+      const row: DryRunRow = {
+        position: 1,
+        reviewId: id,
+        itemState: "pending",
+        frozenVersion: record.version,
+        ...judged,
+        envelope: JSON.stringify(envelope ?? null),
+        domain: matchDomain(record.kind, patterns),
+      };
+      const pending = (await pendingRequestsOf(tx, [id])).get(id);
+      if (pending) return pendingVerdict(pending);
+      await loadState(tx, [row], sim);
+      return judgeReplay(row, role, sim, now, action);
+    },
+    { isolationLevel: "RepeatableRead" },
+  );
 }

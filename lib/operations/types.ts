@@ -44,6 +44,21 @@ export const VERDICTS = [
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
+/**
+ * The verdicts whose records an operation skips when their turn comes: the action does not fit
+ * the record, it changed since the freeze, or its effect is already applied. Every other record
+ * is acted on (a replay that would be held again is still sent: a predecessor may arrive first).
+ */
+export const SKIPPED_VERDICTS: readonly Verdict[] = ["not-eligible", "changed", "effect-applied"];
+
+/** How many records of a dry run its operation would act on: all but those it skips. */
+export function actingCount(counts: Partial<Record<string, number>>): number {
+  return Object.entries(counts).reduce(
+    (sum, [verdict, n]) => sum + ((SKIPPED_VERDICTS as readonly string[]).includes(verdict) ? 0 : (n ?? 0)),
+    0,
+  );
+}
+
 export const OPERATION_CONTROLS = ["dry-run", "confirm", "pause", "resume", "abort"] as const;
 export type OperationControl = (typeof OPERATION_CONTROLS)[number];
 

@@ -1,5 +1,6 @@
 import { operationsOfRecord } from "@/lib/operations/record-operations";
 import { db } from "@/lib/db/client";
+import { actionsNeedingApproval } from "@/lib/approvals/needed";
 import { domainOfKind, type Grant, recordScope, scopeCondition } from "@/lib/access";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
 import type { ReviewListItem } from "./list";
@@ -135,6 +136,8 @@ export async function getReview(id: string, readerGrants: readonly Grant[]) {
     heldOnKey,
     /** The bulk operations this record belongs to, newest first (docs/operations.md). */
     operations,
+    /** The actions on this record an approval policy would hold for a second person (ADR 0031). */
+    approvalNeeded: await actionsNeedingApproval(domain),
   };
 }
 

@@ -2,6 +2,7 @@ import type { z } from "zod";
 import { db } from "@/lib/db/client";
 import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
+import { ACTION_RULES } from "./action-rules";
 import { ACTIVE_STATUSES, ERROR_CLASS_NONE, listQuerySchema } from "./schema";
 
 /**
@@ -36,6 +37,11 @@ export interface ReviewGroup {
   count: number;
   oldestFirstSeenAt: string;
   newestLastSeenAt: string;
+  /**
+   * How many of the group's records a replay fits now (the action rules' statuses and
+   * categories): the grouped view offers "Replay this cause" only where this is above 0.
+   */
+  replayable: number;
 }
 
 interface GroupRow {
@@ -43,6 +49,7 @@ interface GroupRow {
   reason: string;
   errorClass: string | null;
   n: bigint;
+  replayable: bigint | null;
   oldest: Date | null;
   newest: Date | null;
 }
@@ -66,6 +73,9 @@ export async function reviewGroups(
   // largest first; ties are broken by the group's key so the order is stable between refreshes.
   // The oldest first sighting is exact: per cell of a returned group, the first entry of
   // review_records_group_first_seen (spelled as that index is, coalesce included).
+  // The replay's own rule (lib/reviews/action-rules.ts), so the view offers what the action takes.
+  const replay = ACTION_RULES.replay;
+  const replayStatuses = replay.statuses === "any" ? ACTIVE_STATUSES : replay.statuses;
   const rows = await db().$queryRaw<GroupRow[]>`
     WITH cells AS (
       SELECT status, category, kind, reason, error_class, sum(n) AS n, max(newest_last_seen_at) AS newest
@@ -73,12 +83,14 @@ export async function reviewGroups(
        WHERE ${countsWhere(query, scope)}
        GROUP BY 1, 2, 3, 4, 5 HAVING sum(n) <> 0
     ), top AS (
-      SELECT kind, reason, error_class, sum(n) AS n, max(newest) AS newest
+      SELECT kind, reason, error_class, sum(n) AS n, max(newest) AS newest,
+             sum(n) FILTER (WHERE status = ANY(${replayStatuses}::"ReviewStatus"[])
+                              AND category = ANY(${replay.categories}::"ReviewCategory"[])) AS replayable
         FROM cells GROUP BY 1, 2, 3
        ORDER BY n DESC, kind NULLS LAST, reason, error_class NULLS LAST
        LIMIT ${MAX_GROUPS + 1}
     )
-    SELECT t.kind, t.reason, t.error_class AS "errorClass", t.n, t.newest,
+    SELECT t.kind, t.reason, t.error_class AS "errorClass", t.n, t.newest, t.replayable,
            (SELECT min((SELECT r.first_seen_at FROM review_records r
                          WHERE r.status = c.status AND r.category = c.category
                            AND COALESCE(r.kind, '(none)') = COALESCE(c.kind, '(none)') AND r.reason = c.reason
@@ -101,6 +113,7 @@ export async function reviewGroups(
         count: Number(row.n),
         oldestFirstSeenAt: oldest.toISOString(),
         newestLastSeenAt: (row.newest ?? oldest).toISOString(),
+        replayable: Number(row.replayable ?? 0),
       };
     }),
     truncated: rows.length > MAX_GROUPS,

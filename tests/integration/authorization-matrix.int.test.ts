@@ -129,6 +129,14 @@ const PROBES: Record<string, Probe> = {
       body: { action: "note", expectedVersion: await versionOf(t!.recordId), reason },
     }),
   },
+  // The contract's verdict for a replay changes nothing: whoever may read the record hears it
+  // (a role that may not replay hears `not-eligible`).
+  "POST /api/v1/reviews/[id]/verdict": {
+    target: "record",
+    read: "reviews.read",
+    allowed: 200,
+    request: async (t) => ({ params: recordParams(t), body: { action: "replay" } }),
+  },
   "GET /api/v1/overview": { allowed: 200, request: nothing },
   "GET /api/v1/assignees": { allowed: 200, request: nothing },
   "POST /api/v1/replays/claim": { allowed: 200, request: async () => ({ body: { consumer: "matrix", limit: 1 } }) },
@@ -280,6 +288,10 @@ const PROBES: Record<string, Probe> = {
     request: async () => ({ params: { approvalId: UNKNOWN }, body: { reason } }),
   },
   "POST /api/v1/approvals/[approvalId]/reject": {
+    allowed: 404,
+    request: async () => ({ params: { approvalId: UNKNOWN }, body: { reason } }),
+  },
+  "POST /api/v1/approvals/[approvalId]/withdraw": {
     allowed: 404,
     request: async () => ({ params: { approvalId: UNKNOWN }, body: { reason } }),
   },

@@ -311,6 +311,22 @@ describe("GET /api/v1/reviews/groups", () => {
     ]);
   });
 
+  it("counts the records of a group a replay fits now: open, and not effect-result-unknown", async () => {
+    const tag = newTag();
+    await seed(tag, [
+      { reason: `unknown-${tag}`, category: "effect-result-unknown", lastError: "E1" },
+      { reason: `unknown-${tag}`, category: "effect-result-unknown", lastError: "E1" },
+      { reason: `mixed-${tag}`, lastError: "E2" },
+      { reason: `mixed-${tag}`, lastError: "E2", status: "replay-scheduled" },
+      { reason: `mixed-${tag}`, category: "sequence-gap", lastError: "E2" },
+    ]);
+    const got = await groups({ kind: `kind-${tag}` });
+    expect(got.map((g) => [g.reason, g.count, (g as Group & { replayable: number }).replayable])).toEqual([
+      [`mixed-${tag}`, 3, 2],
+      [`unknown-${tag}`, 2, 0],
+    ]);
+  });
+
   it("reports the latest sighting in the group as newestLastSeenAt, and labels it an estimate", async () => {
     const tag = newTag();
     const seeded = await seed(tag, [

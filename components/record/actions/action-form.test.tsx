@@ -1,12 +1,12 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import { useState } from "react";
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ActionName } from "@/lib/reviews/action-rules";
 import type { ReviewDetail } from "../types";
 import { ReasonField } from "./action-fields";
 import { ActionForm } from "./action-form";
-import { primaryAction, replayCannotApply } from "./action-panel";
+import { primaryAction } from "./action-panel";
 import { buildActionRequest } from "./action-request";
 import { type ActionDraft, newDraft } from "./draft";
 import { untilText, utcInputToIso } from "./run-at";
@@ -15,6 +15,11 @@ import { untilText, utcInputToIso } from "./run-at";
 // hint and error reach its control; the cancel's tick names the cancel's own check, not the
 // record's (payload) check; required fields are refused before anything is sent; the replay
 // time is typed and previewed in UTC.
+
+// The forms ask the server for the contract's verdict; here no server answers (action-panel.test.tsx
+// covers the verdict).
+beforeEach(() => vi.stubGlobal("fetch", async () => new Response("{}", { status: 503 })));
+afterEach(() => vi.unstubAllGlobals());
 
 const PAYLOAD_CHECK = "fix the payload: invoiceId must be a string";
 
@@ -86,6 +91,18 @@ describe("the cancel form", () => {
     // The summary links to the fields it names.
     const link = within(summary).getByRole("link", { name: "a reason is required" });
     expect(link.getAttribute("href")).toBe(`#${reason.id}`);
+  });
+});
+
+describe("an action an approval policy holds", () => {
+  it("says so in its dialog before the person confirms", () => {
+    renderForm("cancel", record({ approvalNeeded: ["cancel"] }));
+    expect(screen.getByText(/Approval needed: a policy holds this action/)).toBeInTheDocument();
+  });
+
+  it("says nothing of approval when no policy holds it", () => {
+    renderForm("cancel", record({ approvalNeeded: ["skip-gap"] }));
+    expect(screen.queryByText(/Approval needed/)).toBeNull();
   });
 });
 
@@ -167,16 +184,18 @@ describe("buildActionRequest", () => {
 });
 
 describe("the primary action", () => {
-  it("is not Replay when the key has already applied the record's sequence", () => {
-    const stale = record({
-      category: "sequence-gap",
-      sequenceKey: "invoice-1",
-      sequence: 3,
-      sequenceState: { sequenceKey: "invoice-1", lastSequence: 5, updatedAt: "2026-11-30T09:00:00.000Z" },
-    });
-    expect(replayCannotApply(stale)).toBe(true);
-    expect(primaryAction(stale, ["replay", "correct-and-replay", "cancel", "note"])).toBeNull();
-    const waiting = { ...stale, sequenceState: { ...stale.sequenceState!, lastSequence: 1 } };
-    expect(primaryAction(waiting, ["replay", "cancel", "note"])).toBe("replay");
+  it("follows the contract's verdict for a replay: never a replay that would not apply", () => {
+    const actions: ActionName[] = ["replay", "correct-and-replay", "skip-gap", "cancel", "note"];
+    expect(primaryAction(actions, "would-apply")).toBe("replay");
+    expect(primaryAction(actions, "would-hold-stale")).toBeNull();
+    expect(primaryAction(actions, "would-hold-gap")).toBeNull();
+    expect(primaryAction(actions, "would-suppress")).toBeNull();
+    // The message breaks the contract: the correction is what its check asks for.
+    expect(primaryAction(actions, "invalid")).toBe("correct-and-replay");
+    // Not known yet: nothing leads.
+    expect(primaryAction(actions, undefined)).toBeNull();
+    expect(primaryAction(["confirm-applied", "confirm-not-applied", "cancel", "note"], undefined)).toBe(
+      "confirm-applied",
+    );
   });
 });

@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "rea
 import { ButtonRow, buttonClassName } from "@/components/ui/button";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { ACTION_RULES, allowedActions, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/action-rules";
+import type { VerdictRequest } from "@/lib/reviews/verdict";
 import { latestEnvelope, missingRange } from "../format";
 import { jsonChanges } from "../json-diff";
 import styles from "../record.module.css";
@@ -18,6 +19,7 @@ import { CorrectionEdit, CorrectionReview } from "./correction-fields";
 import type { ActionDraft } from "./draft";
 import type { FieldErrors } from "./field-errors";
 import { StaleNotice } from "./stale-notice";
+import { useReplayVerdict, VerdictLine } from "./verdict";
 
 const FIELD_OF_DRAFT: Record<string, string[]> = {
   reason: ["reason"],
@@ -53,7 +55,8 @@ export function ActionForm({
   role: Authority;
   draft: ActionDraft;
   onChange: (draft: ActionDraft) => void;
-  onDone: (message: string) => void;
+  /** The change was made: what to report, and the record's version it describes. */
+  onDone: (message: string, version: number) => void;
 }) {
   const mutation = useRecordAction(record.id);
   const prefix = useId();
@@ -80,6 +83,19 @@ export function ActionForm({
   const proposed =
     check?.state === "valid" && envelopeInput ? proposedEnvelope(record, check.payload, envelopeInput.values) : null;
   const gapClosed = action === "skip-gap" && missingRange(record) === null;
+  // The contract's verdict for what this form would send: the message as it stands, or the
+  // correction once it is reviewed (the dry run's judge on the server, as in a bulk operation).
+  const verdictRequest: VerdictRequest | null =
+    action === "replay"
+      ? { action: "replay" }
+      : isCorrection && draft.step === "review" && check?.state === "valid" && envelopeInput
+        ? {
+            action: "correct-and-replay",
+            payload: check.payload,
+            ...(Object.keys(envelopeInput.values).length > 0 ? { envelope: envelopeInput.values } : {}),
+          }
+        : null;
+  const verdict = useReplayVerdict(record, verdictRequest);
 
   const update = (patch: Partial<ActionDraft>) => {
     onChange({ ...draft, ...patch });
@@ -163,7 +179,7 @@ export function ActionForm({
     setErrors({});
     setProblem(null);
     mutation.mutate(built.body, {
-      onSuccess: (fresh) => onDone(successText(action, fresh)),
+      onSuccess: (fresh) => onDone(successText(action, fresh), fresh.version),
       onError: handleError,
     });
   }
@@ -202,6 +218,18 @@ export function ActionForm({
 
       <div className={styles.explain}>
         <ActionExplanation action={action} record={record} />
+        {record.approvalNeeded?.includes(action) ? (
+          <p className={styles.warnText} data-testid="approval-needed">
+            Approval needed: a policy holds this action on this record for a second person. Confirming files a request;
+            nothing changes until another person allowed to take it approves.
+          </p>
+        ) : null}
+        {verdictRequest ? (
+          <VerdictLine
+            label={isCorrection ? "If this correction is replayed now" : "If replayed now"}
+            query={verdict}
+          />
+        ) : null}
       </div>
 
       {action === "replay" ? <RunAtFields {...fieldProps} /> : null}

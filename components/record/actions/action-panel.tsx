@@ -1,17 +1,22 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import { describeDecision } from "@/components/approvals/describe";
+import { approvalsOptions } from "@/components/approvals/queries";
 import { useEffect, useRef, useState } from "react";
 import { buttonClassName } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { StatusLine } from "@/components/ui/states";
 import type { Role } from "@/lib/access/roles";
 import { canAnywhere } from "@/lib/access/rules";
+import type { Verdict } from "@/lib/operations/types";
 import { ACTION_RULES, allowedActions, type ActionName, type Authority, permits } from "@/lib/reviews/action-rules";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
 import { ActionForm } from "./action-form";
 import { type ActionDraft, newDraft } from "./draft";
+import { replayCanApply, useReplayVerdict, VerdictLine } from "./verdict";
 
 /** Most decisive first: the provider's answer, then the replays, the skip, the cancel, the note. */
 const ORDER: ActionName[] = [
@@ -24,25 +29,22 @@ const ORDER: ActionName[] = [
   "note",
 ];
 
-/** The actions that send the message again (as received or revised). */
-const SENDS_AGAIN: ActionName[] = ["replay", "correct-and-replay", "confirm-not-applied", "skip-gap"];
-
 /**
- * Whether sending this record again cannot apply it: its key has already applied its sequence
- * number (the sequence panel says a replay of it is suppressed or held again).
+ * The one filled button: the action that answers the record's required check, when it can help.
+ * Never a note or a cancel (the danger button), and never a skip (it gives up on messages). A
+ * replay leads only when the contract's verdict says it would apply; a correction leads when the
+ * message as it stands breaks the contract (the check then asks for a correction). While the
+ * verdict is not known yet, neither leads.
  */
-export function replayCannotApply(record: ReviewDetail): boolean {
-  const last = record.sequenceState?.lastSequence;
-  return record.sequenceKey !== null && record.sequence !== null && last !== undefined && record.sequence <= last;
-}
-
-/**
- * The one filled button: the most decisive action that can help. Never a note or a cancel (the
- * danger button), and never a replay the page itself says cannot apply.
- */
-export function primaryAction(record: ReviewDetail, actions: ActionName[]): ActionName | null {
-  const futile = replayCannotApply(record);
-  return actions.find((a) => a !== "note" && a !== "cancel" && !(futile && SENDS_AGAIN.includes(a))) ?? null;
+export function primaryAction(actions: ActionName[], replay: Verdict | undefined): ActionName | null {
+  return (
+    actions.find((action) => {
+      if (action === "note" || action === "cancel" || action === "skip-gap") return false;
+      if (action === "replay") return replay !== undefined && replayCanApply(replay);
+      if (action === "correct-and-replay") return replay === "invalid";
+      return true;
+    }) ?? null
+  );
 }
 
 function buttonClass(action: ActionName, primary: ActionName | null): string {
@@ -75,11 +77,22 @@ function notOffered(record: ReviewDetail, who: Authority): string | null {
 export function ActionPanel({ record, role, who = role }: { record: ReviewDetail; role: Role; who?: Authority }) {
   const [openAction, setOpenAction] = useState<ActionName | null>(null);
   const [drafts, setDrafts] = useState<Partial<Record<ActionName, ActionDraft>>>({});
-  const [announcement, setAnnouncement] = useState("");
+  // A report describes the record at the version the change left it at: once the record moves on
+  // (unscheduled, replayed, someone else's action), it is stale and goes.
+  const [notice, setNotice] = useState<{ text: string; version: number | null }>({ text: "", version: null });
+  const announcement = notice.version === null || notice.version === record.version ? notice.text : "";
+  const setAnnouncement = (text: string) => setNotice({ text, version: null });
   const [focusAfterClose, setFocusAfterClose] = useState<{ to: ActionName | "announcement"; n: number } | null>(null);
   const triggers = useRef(new Map<ActionName, HTMLButtonElement>());
   const announcementRef = useRef<HTMLParagraphElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  // A decision on this record waits for a second person: the server refuses any other until it
+  // is answered (409 approval-pending), so only a note is offered meanwhile.
+  const pendingApproval = useQuery(approvalsOptions("pending", record.id)).data?.approvals[0];
+  const allowed = allowedActions(record, who).filter((action) => !pendingApproval || action === "note");
+  const sendsAgain = allowed.includes("replay") || allowed.includes("correct-and-replay");
+  // Before anyone opens a dialog: what the contract would say of this record's replay now.
+  const replayVerdict = useReplayVerdict(record, sendsAgain ? { action: "replay" } : null);
 
   useEffect(() => {
     if (!focusAfterClose) return;
@@ -109,10 +122,11 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
     );
   }
 
-  const allowed = allowedActions(record, who);
   const actions = ORDER.filter((action) => allowed.includes(action));
-  const why = notOffered(record, who);
-  const primary = primaryAction(record, actions);
+  const why = pendingApproval
+    ? `Approval pending: ${describeDecision(pendingApproval).toLowerCase()} waits for another person. Until it is approved, rejected or withdrawn, only notes can be added.`
+    : notOffered(record, who);
+  const primary = primaryAction(actions, replayVerdict.data?.verdict);
   const open = openAction ? drafts[openAction] : undefined;
 
   function start(action: ActionName) {
@@ -127,13 +141,13 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
     setOpenAction(null);
   }
 
-  function done(action: ActionName, message: string) {
+  function done(action: ActionName, message: string, version: number) {
     setDrafts((current) => {
       const next = { ...current };
       delete next[action];
       return next;
     });
-    setAnnouncement(message);
+    setNotice({ text: message, version });
     setOpenAction(null);
     setFocusAfterClose({ to: "announcement", n: (focusAfterClose?.n ?? 0) + 1 });
   }
@@ -166,6 +180,7 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
           {announcement}
         </StatusLine>
       </div>
+      {sendsAgain ? <VerdictLine label="If replayed now" query={replayVerdict} /> : null}
       {why ? <p className={styles.hint}>{why}</p> : null}
       <ModalDialog
         open={Boolean(openAction && open)}
@@ -180,7 +195,7 @@ export function ActionPanel({ record, role, who = role }: { record: ReviewDetail
             role={who}
             draft={open}
             onChange={(draft) => setDrafts((current) => ({ ...current, [draft.action]: draft }))}
-            onDone={(message) => done(openAction, message)}
+            onDone={(message, version) => done(openAction, message, version)}
           />
         ) : null}
       </ModalDialog>

@@ -1,4 +1,5 @@
-// The replay time a person types, in UTC like every other time on the page. A `datetime-local`
+// The replay time a person types (replay "at a time", reschedule), in UTC like every other time
+// on the page. A `datetime-local`
 // control has no zone of its own: its `YYYY-MM-DDTHH:MM` is read here as UTC, never as the
 // browser's local time, and the form shows the instant it means before anything is sent.
 
@@ -11,9 +12,14 @@ export function utcInputToIso(text: string): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
+/** `YYYY-MM-DDTHH:MM` of an instant in UTC: what a control shows for it (a reschedule starts at the due time). */
+export function utcInputOf(iso: string): string {
+  return new Date(iso).toISOString().slice(0, 16);
+}
+
 /** `YYYY-MM-DDTHH:MM` of `now` in UTC: the control's `min`. */
 export function utcInputNow(now: number = Date.now()): string {
-  return new Date(now).toISOString().slice(0, 16);
+  return utcInputOf(new Date(now).toISOString());
 }
 
 /** "in 40 min", "in 3 h 5 min", "in 2 d 1 h": how far away an instant is, for the preview. */
