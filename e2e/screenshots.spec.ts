@@ -3,9 +3,10 @@ import path from "node:path";
 import type { Page } from "@playwright/test";
 import { type Category, expect, type ReportInput, test } from "./records";
 
-// Screenshots at 1280x720 (the config's viewport) of the queue, one record of each category and
-// the decision log, saved under e2e/screenshots/ (git-ignored). The queue's is also copied to
-// docs/screenshot-queue.png, which the README shows. Not a visual comparison: a picture of what
+// Screenshots at 1280x720 (the config's viewport) of the queue, one record of each category, a
+// replay's verdict, the decision log, an operation, the overview and a waiting approval, saved
+// under e2e/screenshots/ (git-ignored). With UPDATE_README_SCREENSHOT set, the README's are also
+// copied to docs/screenshot-*.png. Not a visual comparison: a picture of what
 // the console looks like with a realistic day's queue, refreshed by every run.
 
 const shots = path.join(import.meta.dirname, "screenshots");
@@ -13,6 +14,8 @@ const readmeShot = path.join(import.meta.dirname, "..", "docs", "screenshot-queu
 const readmeOperationShot = path.join(import.meta.dirname, "..", "docs", "screenshot-operation.png");
 const readmeOverviewShot = path.join(import.meta.dirname, "..", "docs", "screenshot-overview.png");
 const readmeRecordShot = path.join(import.meta.dirname, "..", "docs", "screenshot-record.png");
+const readmeVerdictShot = path.join(import.meta.dirname, "..", "docs", "screenshot-verdict.png");
+const readmeApprovalsShot = path.join(import.meta.dirname, "..", "docs", "screenshot-approvals.png");
 
 interface Seed {
   category: Category;
@@ -195,7 +198,10 @@ async function shoot(page: Page, name: string): Promise<string> {
 
 test("screenshots of the queue, a record of each category and the decision log", async ({
   page,
+  browser,
+  baseURL,
   loginAs,
+  signIn,
   report,
   sql,
 }) => {
@@ -288,6 +294,15 @@ test("screenshots of the queue, a record of each category and the decision log",
     if (process.env.UPDATE_README_SCREENSHOT && name === "record-sequence-gap") await copyFile(shot, readmeRecordShot);
   }
 
+  // The contract's verdict on a replay, shown before anyone presses anything.
+  const retried = reported.find((r) => r.seed.reason === "retry-limit" && r.seed.kind === "card.charge")!;
+  await page.goto(`/reviews/${retried.id}`);
+  const actions = page.getByRole("region", { name: "Actions" });
+  await expect(actions).toContainText("If replayed now: would-apply Would apply");
+  await actions.scrollIntoViewIfNeeded();
+  const verdictShot = await shoot(page, "record-verdict");
+  if (process.env.UPDATE_README_SCREENSHOT) await copyFile(verdictShot, readmeVerdictShot);
+
   // A few decisions, so the log shows what a working day writes into it.
   const act = async (id: string, body: Record<string, unknown>) => {
     const status = await page.evaluate(
@@ -379,4 +394,49 @@ test("screenshots of the queue, a record of each category and the decision log",
   await expect(page.getByRole("region", { name: "Arrivals" }).locator("canvas").first()).toBeVisible();
   const overviewShot = await shoot(page, "overview");
   if (process.env.UPDATE_README_SCREENSHOT) await copyFile(overviewShot, readmeOverviewShot);
+
+  // An owner's cancel held by the payments domain's cancel policy, as another owner finds it on
+  // /approvals: the request with what it would cancel. Last, so no decision above waits.
+  await sql(`INSERT INTO domains (name, created_by) VALUES ('payments', 'e2e') ON CONFLICT DO NOTHING`);
+  await sql(`INSERT INTO domain_kinds (pattern, domain) VALUES ('card.refund', 'payments') ON CONFLICT DO NOTHING`);
+  await sql(
+    `INSERT INTO approval_policies (domain, decision, updated_by) VALUES ('payments', 'cancel', 'e2e')
+     ON CONFLICT DO NOTHING`,
+  );
+  const refund = {
+    id: `msg-rfd-${base}-1`,
+    kind: "card.refund",
+    effectKey: `refund-${base}-1`,
+    sequenceKey: `order-${base}`,
+    sequence: 1,
+    payload: { schema: "2023-01", orderId: `order-${base}`, amountCents: 4999, currency: "EUR" },
+  };
+  const refundId = await report({
+    category: "manual-review",
+    reason: "provider-rejected",
+    requiredCheck: `check with the customer whether refund ${refund.effectKey} is still wanted`,
+    lastError: "409 Conflict: the payments provider refused a refund above the captured amount",
+    message: refund,
+  });
+  const cancelRequest = await post(`/api/v1/reviews/${refundId}/actions`, {
+    action: "cancel",
+    expectedVersion: 1,
+    checkDone: true,
+    reason: "The customer withdrew the refund request by phone; ticket 5512.",
+  });
+  expect(cancelRequest.status, JSON.stringify(cancelRequest.body)).toBe(202);
+  const second = await browser.newContext({ baseURL });
+  try {
+    await signIn(second, "owner");
+    const approver = await second.newPage();
+    await approver.goto("/approvals");
+    const card = approver.getByTestId("approval").filter({ hasText: refundId });
+    await expect(card).toContainText(`Asked by user:${owner.email}`);
+    await expect(card).toContainText(`Effect key${refund.effectKey}`);
+    await expect(card.getByRole("button", { name: "Approve" })).toBeVisible();
+    const approvalsShot = await shoot(approver, "approvals");
+    if (process.env.UPDATE_README_SCREENSHOT) await copyFile(approvalsShot, readmeApprovalsShot);
+  } finally {
+    await second.close();
+  }
 });
