@@ -10,7 +10,7 @@ import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
 import { invoiceReport, seedWithProgress, table, withBenchDatabase } from "./support";
 
 /*
- * Where a batch intake statement's time goes inside PostgreSQL (issue 14; bench/README.md).
+ * Where a batch intake statement's time goes inside PostgreSQL (bench/README.md).
  *
  * On a realistic table (BENCH_RECORDS synthetic records, BENCH_LOG_ENTRIES chained log entries),
  * the intake statement of lib/reviews/intake.ts is sent for batches of BENCH_BATCH_SIZE reports

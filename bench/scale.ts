@@ -12,7 +12,7 @@ import { seedSyntheticRecords } from "@/lib/seed/synthetic";
 import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*
- * Counts and time windows at scale (issue 14; docs/decisions/0020-counts-at-scale.md): seeds
+ * Counts and time windows at scale (docs/decisions/0020-counts-at-scale.md): seeds
  * BENCH_RECORDS review records (default 10,000,000) and BENCH_LOG_ENTRIES decision-log entries
  * (default 30,000,000, a valid hash chain over 90 days), then times, one request at a time through
  * the real route handlers (token lookup, zod, SQL, JSON):

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
 
-// The error pages (issue 16 part 6): an unknown record, operation or route answers a real 404,
+// The error pages: an unknown record, operation or route answers a real 404,
 // a refused page a real 403, and each keeps the app's header (the sections, who is signed in)
 // so the person can go on from there. Statuses are read from the navigation's response: a page
 // that streamed before deciding would answer 200 with the same text.

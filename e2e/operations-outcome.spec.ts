@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { expect, invoiceReminder, redisSource, test, uniqueTag } from "./records";
 
-// What became of an aborted operation's records (issue 16 part 5), end to end in Chromium: the
+// What became of an aborted operation's records, end to end in Chromium: the
 // operation is started from the list's "New operation" button by filter (the count shows before
 // creating, the canary proposes more than 0), its canary's replays end applied and held again,
 // one is never claimed, and an abort leaves the rest never sent. The bar, the list and the API

@@ -1,7 +1,7 @@
 import type { Page } from "@playwright/test";
 import { expect, invoiceReminder, redisSource, test, uniqueTag } from "./records";
 
-// The queue in Chromium (issue 16): sorting through the API's sorted keyset, the keyboard (j/k/
+// The queue in Chromium: sorting through the API's sorted keyset, the keyboard (j/k/
 // Enter, ?), the reason chips' one row with "more…", the error class in the rows, no sideways
 // scroll of the page, and how many Tab presses reach the first row. Each test reports its own
 // records under a unique kind and looks at them through the kind filter.
@@ -180,7 +180,7 @@ test("the first row is a few Tab presses from the top of the page", async ({ pag
     if (await firstLink.evaluate((el) => el === document.activeElement)) break;
   }
   test.info().annotations.push({ type: "tab presses to the first row", description: String(presses) });
-  // Before issue 16: 32 (every reason chip came first, and a checkbox per row).
+  // Before the keyboard-first queue: 32 (every reason chip came first, and a checkbox per row).
   expect(presses).toBeLessThan(32);
 
   // With the skip link: Tab to "Skip to the records", Enter, and the row has focus.

@@ -4,7 +4,7 @@ import { APP_ROUTES } from "../lib/http/app-routes";
 import { API_POLICY } from "../lib/http/security-headers";
 import { expect, type TestServer, test } from "./fixtures";
 
-// Issue 10, "the web edges": every answer of a started console (pages, API routes, exports,
+// The web edges: every answer of a started console (pages, API routes, exports,
 // errors, 404s) carries the security headers, and every page, seen by every role, runs under
 // its Content-Security-Policy without a single violation (a blocked script would also mean a
 // page that never hydrates).

@@ -1,5 +1,5 @@
 /**
- * The sign-in limit per client address without a proxy in front (issue 10): the console's own
+ * The sign-in limit per client address without a proxy in front: the console's own
  * server (scripts/serve.ts) knows each socket's address, so one client's failed sign-ins use up
  * that client's budget only, and no header a client sends moves it to another. The clients here
  * connect from different loopback addresses (127.0.0.2, 127.0.0.3), as different machines would.

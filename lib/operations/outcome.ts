@@ -1,4 +1,4 @@
-// Isomorphic: what became of an operation's records, in the words a person reads (issue 16 part 5).
+// Isomorphic: what became of an operation's records, in the words a person reads.
 // `byState` counts every item state; this folds them into the outcomes that add up to `total`, so
 // an aborted or partly finished operation never reads as "all final" when most were never sent.
 import type { ItemState } from "./types";

@@ -4,7 +4,7 @@ import path from "node:path";
 import pg from "pg";
 
 /*
- * Retention of finished review records (issue 15; docs/decisions/0024-finished-record-partitions.md).
+ * Retention of finished review records (docs/decisions/0024-finished-record-partitions.md).
  *
  * `review-console archive` takes every finished record (resolved or cancelled) whose month is
  * before the cutoff out of the live tables, month by month:

@@ -8,7 +8,7 @@ import { AUDIT_ENTRY_FIELDS } from "@/lib/audit/schema";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase } from "../support/database";
 
-// Issue 10: the CSV export carried formulas. With CRLF as the record delimiter, csv-stringify
+// The CSV export once carried formulas. With CRLF as the record delimiter, csv-stringify
 // left a bare LF or CR unquoted, so `note\n=cmd|' /C calc'!A0` split its row and the new row
 // began with a formula. Here a real CSV parser (csv-parse, RFC 4180) reads the export back.
 

@@ -7,7 +7,7 @@ import { db } from "@/lib/db/client";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 
-// The decision log's actor and action filters as a person types them (issue 16 part 6): a part of
+// The decision log's actor and action filters as a person types them: a part of
 // the name, any case (`support` finds every support actor), matched against the distinct values
 // (a skip scan of the (column, seq) index) and walked per value, merged by seq. The oracle is
 // the table read with SQL (lower(...) LIKE), which is what the filter must equal.

@@ -14,7 +14,7 @@ import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";
 
 /*
- * The generated authorization test (issue 17, docs/decisions/0030-domain-enforcement.md): every
+ * The generated authorization test (docs/decisions/0030-domain-enforcement.md): every
  * operation of the API as the OpenAPI document lists it (method, route, permission), called on
  * its real handler against the real database, by every role holding its grant everywhere and in
  * the domain `payments` only (and by nobody), on records, operations and kinds of `payments`,

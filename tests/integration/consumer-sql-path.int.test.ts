@@ -257,7 +257,7 @@ describe("parameters are stored exactly as node-postgres stores them", () => {
     // Objects: node-postgres sends a JS array as a PostgreSQL array literal, not JSON, so an array
     // into jsonb is a handler's mistake (it fails, the same way through both paths). Failing
     // jsonb binds by the hundred on one session also made the embedded PostgreSQL 17 spin on a
-    // later one (not reproduced in isolation; see the closing note of issue 9).
+    // later one (not reproduced in isolation).
     j: jsonValue.map((v) => (v !== null && typeof v === "object" && !Array.isArray(v) ? v : { v })),
   };
 

@@ -1,5 +1,5 @@
 /**
- * The decision log's chain trusts nothing a database session can set (issue 9): a role that may
+ * The decision log's chain trusts nothing a database session can set: a role that may
  * only INSERT and SELECT cannot steer the numbering, the links or the times by a session setting,
  * explicit column values or temporary tables of the same names, and cannot change the log any
  * other way. `verifyDecisionLog` recomputes every hash in Node, not with the database's

@@ -1,5 +1,5 @@
 /**
- * Issue 10: nothing a client can send may produce a 5xx, and a refusal (4xx) changes nothing.
+ * Nothing a client can send may produce a 5xx, and a refusal (4xx) changes nothing.
  * fast-check sends every mutating route and every query-string route bodies, parameters and
  * query strings built from valid ones with a field replaced, removed or added (lone surrogates,
  * NUL, deep nesting, wrong types, huge numbers, garbage text), calling the route handlers

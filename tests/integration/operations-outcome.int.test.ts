@@ -1,5 +1,5 @@
 /**
- * What became of an operation's records (issue 16 part 5): `progress.outcome` folds the item
+ * What became of an operation's records: `progress.outcome` folds the item
  * states into applied, held again, withdrawn, skipped, never sent and waiting, and the parts add
  * up to the total, for an operation aborted mid-way as for one that ran to the end. Also: a pause
  * is one click, its reason optional (resume and abort still need one).

@@ -1,5 +1,5 @@
 /**
- * Issue #5's big scenario: one bulk replay of 1,000 held records of one cause, run end to end by
+ * The big bulk scenario: one bulk replay of 1,000 held records of one cause, run end to end by
  * the dispatcher and a real consumer against the fake email provider:
  * - 150 whose effect was applied meanwhile (the producer sent them again): suppressed, and the
  *   provider never receives them a second time;

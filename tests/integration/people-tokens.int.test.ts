@@ -1,5 +1,5 @@
 /**
- * People and tokens have a life cycle (issue 10, docs/decisions/0011-people-and-tokens.md), through
+ * People and tokens have a life cycle (docs/decisions/0011-people-and-tokens.md), through
  * the real route handlers against a real PostgreSQL: tokens issued, listed, expiring and revoked
  * (a 401 after), people invited, disabled, given another role and reset (their sessions end at
  * once), the admin plugin's endpoints and the request for a password link not served over HTTP,

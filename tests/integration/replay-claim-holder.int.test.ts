@@ -1,6 +1,6 @@
 /**
  * A replay's outcome comes from whoever holds its claim: another consumer token cannot resolve a
- * replay it did not claim (issue 9, "nothing lost, nothing forged").
+ * replay it did not claim (nothing lost, nothing forged).
  */
 import { describe, expect, it } from "vitest";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";

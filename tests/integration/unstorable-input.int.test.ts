@@ -1,5 +1,5 @@
 /**
- * Issue 10's bare 500s from client input, each now a 400 naming the field that writes nothing:
+ * Client input that once answered a bare 500, each now a 400 naming the field that writes nothing:
  * a payload nested 100,000 deep, a lone surrogate or NUL in a payload, a lone surrogate in
  * providerRef (and the same in other bodies stored as they come). The undecodable path
  * (`PUT /api/v1/operations/auto-replay/%ED%A0%80`) never reaches a handler: the proxy answers it,

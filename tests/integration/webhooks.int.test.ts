@@ -1,5 +1,5 @@
 /**
- * Outgoing webhooks (issue 17, docs/decisions/0032-notifications.md) against an HTTP receiver this
+ * Outgoing webhooks (docs/decisions/0032-notifications.md) against an HTTP receiver this
  * file starts on 127.0.0.1: a delivery that first fails (500), then times out, then is accepted
  * is retried with growing delays under one `webhook-id`, each attempt signed so that the
  * standardwebhooks package's Webhook.verify accepts it with the endpoint's secret, even with two

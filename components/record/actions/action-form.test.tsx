@@ -11,7 +11,7 @@ import { buildActionRequest } from "./action-request";
 import { type ActionDraft, newDraft } from "./draft";
 import { untilText, utcInputToIso } from "./run-at";
 
-// The record's action forms, split on the shared Field (issue 16 part 8): each field's label,
+// The record's action forms, split on the shared Field: each field's label,
 // hint and error reach its control; the cancel's tick names the cancel's own check, not the
 // record's (payload) check; required fields are refused before anything is sent; the replay
 // time is typed and previewed in UTC.
