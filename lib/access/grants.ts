@@ -4,10 +4,14 @@ import type { Grant } from "./grant";
 
 /**
  * A person's grants, read on every signed-in request (nothing cached: a revoked grant stops
- * working at the next request, like a revoked token). No rows: no permission anywhere.
+ * working at the next request, like a revoked token). No rows: no permission anywhere. `client`:
+ * a transaction, when the answer must hold for what that transaction does next.
  */
-export async function grantsOfUser(userId: string): Promise<Grant[]> {
-  const rows = await db().$queryRaw<{ role: Role; domain: string | null }[]>`
+export async function grantsOfUser(
+  userId: string,
+  client: Pick<ReturnType<typeof db>, "$queryRaw"> = db(),
+): Promise<Grant[]> {
+  const rows = await client.$queryRaw<{ role: Role; domain: string | null }[]>`
     SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${userId}::uuid ORDER BY 1, 2`;
   return rows.map((r) => ({ role: r.role, domain: r.domain }));
 }

@@ -1,6 +1,5 @@
-import { type Actor, canAnywhere, canIn } from "@/lib/access";
+import { type Actor, canAnywhere, canIn, grantsOfUser } from "@/lib/access";
 import type { Role } from "@/lib/access/roles";
-import type { Grant } from "@/lib/access/grant";
 import { isUuid } from "@/lib/domain/ids";
 import { conflict, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
@@ -70,8 +69,7 @@ export async function assign(
     next = await findPerson(tx, assignee, actor);
     // Someone who cannot act on the record cannot look after it: in its domain (ADR 0030), as
     // their grants are now. A disabled person cannot sign in.
-    const grants = await tx.$queryRaw<Grant[]>`
-      SELECT DISTINCT role::text AS role, domain FROM role_grants WHERE user_id = ${next.id}::uuid`;
+    const grants = await grantsOfUser(next.id, tx);
     if (!canAnywhere(grants, "reviews.act"))
       throw unavailableAssignee(assignee, `${next.role} does not act on records`);
     if (!canIn(grants, "reviews.act", record.domain)) {
