@@ -147,7 +147,8 @@ test("the first sign-in creates the person with the grants of their groups; the 
   const context = await localContext(browser);
   const page = await context.newPage();
   await signInAtProvider(page, consoleSso!.baseURL, login);
-  await expect(page).toHaveURL(`${consoleSso!.baseURL}/reviews`);
+  // An owner lands on the overview after signing in, by password or through the provider.
+  await expect(page).toHaveURL(`${consoleSso!.baseURL}/overview`);
   await expect(page.locator(".rc-shell-role")).toHaveText(`owner · ${DOMAIN}`);
   expect(await grantsOf(server.databaseUrl, email)).toEqual([{ role: "owner", domain: DOMAIN, source: "oidc" }]);
   const [user] = await query<{ role: string }>(
