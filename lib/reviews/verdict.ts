@@ -2,9 +2,8 @@ import { z } from "zod";
 import { type Actor, domainOfKind, grantsOf, mayRead } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/domain/refusal";
-import { type ItemVerdict, judgeRecordReplay } from "@/lib/operations/dry-run";
+import { type ItemVerdict, type JudgedRecord, judgeRecordReplay } from "@/lib/operations/dry-run";
 import { VERDICTS } from "@/lib/operations/types";
-import type { ReviewStatus } from "./schema";
 import { correctedEnvelope } from "./actions/corrected-envelope";
 
 /** The body of POST /api/v1/reviews/{id}/verdict: the replay a person is about to confirm. */
@@ -31,13 +30,8 @@ export const recordVerdictSchema = z
   .meta({ id: "RecordVerdict" });
 export type RecordVerdict = z.infer<typeof recordVerdictSchema>;
 
-interface RecordRow {
-  id: string;
-  version: number;
-  status: ReviewStatus;
-  category: string;
-  effectKey: string | null;
-  kind: string | null;
+/** The record as the dry run's judge takes it, and what its replay would send. */
+interface RecordRow extends JudgedRecord {
   /** As text, as the dry run reads it: the message may be anything a producer sent. */
   envelope: string;
 }
