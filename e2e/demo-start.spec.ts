@@ -34,6 +34,24 @@ async function stop(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once("exit", resolve)));
 }
 
+/**
+ * Until nothing answers on `base` any more. npm exits before the console it started has closed
+ * its port (the console has its own process group and a few seconds to finish its requests), and
+ * a health check of the next start must not be answered by the last one.
+ */
+async function untilClosed(base: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(1_000) });
+    } catch {
+      return;
+    }
+    if (Date.now() > deadline) throw new Error(`${base} still answers ${timeoutMs} ms after its npm start stopped`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** The sign-in and token lines `npm start` printed, in order. */
 function printedSignIns(output: string): string[] {
   return [
@@ -94,6 +112,7 @@ test("npm start -- --demo with DATABASE_URL on a fresh clone seeds, keeps and pr
     expect((await list.json()).items.length, "the demo set was seeded").toBeGreaterThan(0);
 
     await stop(running.child);
+    await untilClosed(base);
     running = npmStart(env);
     await waitForHealth(base, running.child, running.output, { timeoutMs: 120_000, label: "npm start (again)" });
     expect(running.output(), "no migration is applied the second time").not.toContain("migration applied");
