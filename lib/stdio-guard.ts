@@ -6,8 +6,8 @@
 // Node reports as an 'error' event on process.stdout / process.stderr; with no listener, that is an
 // uncaught exception. Next installs an uncaughtException handler that logs the exception with
 // console.error, to stderr, the dead pipe: that write fails with EPIPE too, its 'error' is uncaught,
-// and so on, without end (about 1,500 failed writes a second, 0.9 of a core, measured by
-// scripts/fault-stdout-db.ts). Any write after the reader went away starts it: in practice an
+// and so on, without end (about 1,500 failed writes a second and 0.9 of a core when first seen;
+// scripts/fault-stdout-db.ts reproduces it). Any write after the reader went away starts it: an
 // error Next logs while the database is gone. pino's own stream (lib/log.ts) already stops
 // writing on EPIPE; console.* and process.std*.write do not.
 
