@@ -1,4 +1,5 @@
 import { log } from "@/lib/log";
+import { FailureBackoff } from "@/lib/failure-backoff";
 import {
   claimDeliveries,
   DEFAULT_DELIVERY_OPTIONS,
@@ -53,7 +54,9 @@ export async function runNotifier(options: NotifierOptions): Promise<void> {
     inFlight.set(delivery.id, { endpointId: delivery.endpointId, done });
   };
 
+  const backoff = new FailureBackoff(options.tickMs);
   while (!signal.aborted) {
+    let wait = options.tickMs;
     try {
       for (let step = 0; step < LOG_STEPS_PER_ROUND; step++) {
         const result = await processLogBatch(options.logBatch);
@@ -66,9 +69,11 @@ export async function runNotifier(options: NotifierOptions): Promise<void> {
       const busy = [...new Set([...inFlight.values()].map((f) => f.endpointId))];
       const claimed = await claimDeliveries(options.concurrency - inFlight.size, busy, options);
       for (const delivery of claimed) send(delivery);
+      backoff.succeeded();
     } catch (error) {
       if (signal.aborted) break;
-      log.warn({ err: error }, "notifier round failed; trying again next round");
+      wait = backoff.failed();
+      log.warn({ err: error, failures: backoff.failures, retryInMs: wait }, "notifier round failed; trying again");
     }
     await new Promise<void>((resolve) => {
       // Each round's listener goes with its round: left on the signal, one a second piled up for
@@ -78,7 +83,7 @@ export async function runNotifier(options: NotifierOptions): Promise<void> {
         signal.removeEventListener("abort", stop);
         resolve();
       };
-      const timer = setTimeout(stop, options.tickMs);
+      const timer = setTimeout(stop, wait);
       wake = stop;
       signal.addEventListener("abort", stop, { once: true });
     });

@@ -4,6 +4,7 @@ import { db } from "@/lib/db/client";
 import { Refusal } from "@/lib/domain/refusal";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { log } from "@/lib/log";
+import { FailureBackoff } from "@/lib/failure-backoff";
 import { performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
 import { sleep } from "@review-console/consumer";
 import { operationAuthority, pauseForLostAuthority } from "./authority";
@@ -265,25 +266,37 @@ export async function runDispatcher({ signal, tickMs = 200, autoReplayMs = 1000 
 }
 
 async function dispatchLoop(signal: AbortSignal, tickMs: number): Promise<void> {
+  const backoff = new FailureBackoff();
   while (!signal.aborted) {
     let wait = tickMs;
     try {
       wait = Math.min(tickMs, await dispatchDue());
+      backoff.succeeded();
     } catch (err) {
-      log.error({ err }, "operations dispatcher: a round failed; retrying");
-      wait = 1000;
+      wait = backoff.failed();
+      log.error(
+        { err, failures: backoff.failures, retryInMs: wait },
+        "operations dispatcher: a round failed; retrying",
+      );
     }
     if (wait > 0) await sleep(wait, signal);
   }
 }
 
 async function autoReplayLoop(signal: AbortSignal, everyMs: number): Promise<void> {
+  const backoff = new FailureBackoff(everyMs);
   while (!signal.aborted) {
+    let wait = everyMs;
     try {
       await autoReplayReady();
+      backoff.succeeded();
     } catch (err) {
-      log.error({ err }, "automatic replay of ready records failed; retrying");
+      wait = backoff.failed();
+      log.error(
+        { err, failures: backoff.failures, retryInMs: wait },
+        "automatic replay of ready records failed; retrying",
+      );
     }
-    await sleep(everyMs, signal);
+    await sleep(wait, signal);
   }
 }

@@ -1,8 +1,6 @@
 import { toNextJsHandler } from "better-auth/next-js";
-import { authFor } from "@/lib/auth/better-auth";
+import { answerAuthRequest } from "@/lib/auth/auth-endpoint";
 
 // Better Auth's endpoints (sign-in/email, sign-out, get-session, ...). The instance is made on
 // the first request, never at import: `next build` loads this module with no database.
-export const { GET, POST, PATCH, PUT, DELETE } = toNextJsHandler((request: Request) =>
-  authFor(request).handler(request),
-);
+export const { GET, POST, PATCH, PUT, DELETE } = toNextJsHandler(answerAuthRequest);
