@@ -3,6 +3,9 @@ import type { ReactNode } from "react";
 import { ApprovalsBadge } from "@/components/approvals/approvals-badge";
 import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
+import { TimeZoneChoice } from "@/components/time-zone-choice";
+import { TimeZoneProvider } from "@/components/ui/time-zone";
+import { UTC } from "@/lib/time-zone";
 import { buttonClassName } from "@/components/ui/button";
 import type { Role } from "@/lib/access/roles";
 import type { Grant } from "@/lib/access/grant";
@@ -17,6 +20,8 @@ export interface ShellUser {
   role: Role;
   /** What they may do where (ADR 0029, 0030): shown after the headline role when any is scoped; without, the role counts everywhere. */
   grants?: readonly Grant[];
+  /** The zone they read and type times in (ADR 0043); absent: UTC. */
+  timeZone?: string;
 }
 
 const NAV: {
@@ -52,7 +57,7 @@ export function AppShell({
     ? NAV.filter((item) => !item.permission || holdsPermission(user.grants ?? user.role, item.permission))
     : [];
   return (
-    <>
+    <TimeZoneProvider zone={user?.timeZone ?? UTC}>
       <a className="rc-skip-link" href="#main">
         Skip to content
       </a>
@@ -91,6 +96,7 @@ export function AppShell({
                   {user.role}
                 </span>
               )}
+              <TimeZoneChoice />
               <SignOutButton className={buttonClassName("default", "sm")} />
             </>
           ) : (
@@ -103,6 +109,6 @@ export function AppShell({
           {children}
         </ViewerRoleProvider>
       </main>
-    </>
+    </TimeZoneProvider>
   );
 }

@@ -10,7 +10,7 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, useTimes } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { PERSON_ROLES } from "@/lib/access/person-roles";
 import { grantLabel } from "@/lib/domains/grant-label";
@@ -80,6 +80,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
   const grantChange = useGrantChange();
   const domainNames = (useQuery(domainsOptions()).data?.domains ?? []).map((d) => d.name);
   const { dialog, status, statusRef, open, show, close, done } = useChangeDialog<Dialog>();
+  const times = useTimes();
   const people = query.data?.people ?? [];
 
   return (
@@ -113,7 +114,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
               <th scope="col" className="rc-num">
                 Open sessions
               </th>
-              <th scope="col">Added (UTC)</th>
+              <th scope="col">Added ({times.label})</th>
               <th scope="col">Changes</th>
             </tr>
           </thead>
@@ -141,7 +142,9 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
                   {p.disabledReason ? <div className="rc-muted">{p.disabledReason}</div> : null}
                 </td>
                 <td className="rc-num">{p.openSessions}</td>
-                <td className="rc-mono rc-nowrap">{formatUtc(p.createdAt, { seconds: false })}</td>
+                <td className="rc-mono rc-nowrap">
+                  <Time iso={p.createdAt} seconds={false} withZone={false} />
+                </td>
                 <td>
                   {p.id === viewerId ? (
                     <span className="rc-muted">you</span>
@@ -214,7 +217,7 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
       <ModalDialog open={dialog !== null} title={dialog ? dialogTitle(dialog) : ""} onClose={close}>
         {dialog?.type === "link" ? (
           <OneTimeSecret
-            title={`Link made; it works once, until ${formatUtc(dialog.expiresAt, { seconds: false })}.`}
+            title={`Link made; it works once, until ${times.format(dialog.expiresAt, { seconds: false })}.`}
             label="Link to set a password"
             value={dialog.url}
             note="Hand it to the person yourself. It is shown only now and cannot be shown again; a new link replaces it."

@@ -10,7 +10,7 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, useTimes } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { ROLES } from "@/lib/access/roles";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
@@ -29,8 +29,9 @@ const STATE_BADGE = {
   revoked: <Badge tone="danger">revoked</Badge>,
 } as const;
 
-const utc = (iso: string | null, none: string) =>
-  iso ? formatUtc(iso, { seconds: false }).replace(" UTC", "") : <span className="rc-muted">{none}</span>;
+/** A time in a column whose heading names the zone, or what its absence means. */
+const when = (iso: string | null, none: string) =>
+  iso ? <Time iso={iso} seconds={false} withZone={false} /> : <span className="rc-muted">{none}</span>;
 
 /**
  * The API tokens programs use: create one (shown once), revoke one. Last use is to the minute;
@@ -41,6 +42,7 @@ export function TokensSection() {
   const issue = useIssueToken();
   const revoke = useRevokeToken();
   const { dialog, status, statusRef, open, show, close, done } = useChangeDialog<Dialog>();
+  const times = useTimes();
   const tokens = query.data?.tokens ?? [];
   const domainNames = (useQuery(domainsOptions()).data?.domains ?? []).map((d) => d.name);
 
@@ -82,9 +84,9 @@ export function TokensSection() {
               <th scope="col">Prefix</th>
               <th scope="col">State</th>
               <th scope="col">Created by</th>
-              <th scope="col">Created (UTC)</th>
-              <th scope="col">Last used (UTC)</th>
-              <th scope="col">Expires (UTC)</th>
+              <th scope="col">Created ({times.label})</th>
+              <th scope="col">Last used ({times.label})</th>
+              <th scope="col">Expires ({times.label})</th>
               <th scope="col">Changes</th>
             </tr>
           </thead>
@@ -97,9 +99,9 @@ export function TokensSection() {
                 <td className="rc-mono">{t.prefix}…</td>
                 <td>{STATE_BADGE[t.state]}</td>
                 <td>{t.createdBy ?? <span className="rc-muted">unknown</span>}</td>
-                <td className="rc-mono rc-nowrap">{utc(t.createdAt, "")}</td>
-                <td className="rc-mono rc-nowrap">{utc(t.lastUsedAt, "never")}</td>
-                <td className="rc-mono rc-nowrap">{utc(t.expiresAt, "never")}</td>
+                <td className="rc-mono rc-nowrap">{when(t.createdAt, "")}</td>
+                <td className="rc-mono rc-nowrap">{when(t.lastUsedAt, "never")}</td>
+                <td className="rc-mono rc-nowrap">{when(t.expiresAt, "never")}</td>
                 <td>
                   {t.state === "revoked" ? (
                     <span className="rc-muted">by {t.revokedBy ?? "unknown"}</span>

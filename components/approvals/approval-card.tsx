@@ -3,7 +3,7 @@
 import Link from "next/link";
 import type { ApprovalView } from "@/lib/approvals/view";
 import { Badge } from "@/components/ui/badge";
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import { ApprovalAnswer } from "./approval-answer";
 import styles from "./approvals.module.css";
 import { OperationContext, RecordContext } from "./context";
@@ -54,10 +54,12 @@ export function ApprovalCard({
         </p>
       ) : null}
       <p className={styles.meta}>
-        Asked by {approval.requestedBy} at {formatUtc(approval.createdAt)}: “{approval.reason}”
+        Asked by {approval.requestedBy} at <Time iso={approval.createdAt} />: “{approval.reason}”
       </p>
       {approval.status === "pending" ? (
-        <p className={styles.meta}>Expires {formatUtc(approval.expiresAt)}</p>
+        <p className={styles.meta}>
+          Expires <Time iso={approval.expiresAt} />
+        </p>
       ) : (
         <p className={styles.meta}>
           {approval.decidedBy ? `${approval.status} by ${approval.decidedBy}` : approval.status}

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { selectionSummary, selectionTerms } from "@/components/operations/selection-text";
 import { formatCount } from "@/components/operations/model";
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import type { ApprovalView } from "@/lib/approvals/view";
 import { apiGet } from "@/lib/client/api";
 import { reviewKeys } from "@/lib/client/query-keys";
@@ -90,7 +90,9 @@ export function OperationContext({ approval }: { approval: ApprovalView }) {
       {asked.runAt ? (
         <div>
           <dt>Not before</dt>
-          <dd>{formatUtc(asked.runAt)}</dd>
+          <dd>
+            <Time iso={asked.runAt} />
+          </dd>
         </div>
       ) : null}
     </dl>

@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { Notice } from "@/components/ui/notice";
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import { describeDecision } from "./describe";
 import { approvalsOptions } from "./queries";
 
@@ -16,7 +16,7 @@ export function RecordApproval({ reviewId }: { reviewId: string }) {
     <Notice tone="warning" title="Waiting for approval by another owner" data-testid="record-approval">
       <p>
         {describeDecision(waiting)}, asked by {waiting.requestedBy}: “{waiting.reason}”. Nothing has changed yet; it
-        runs when another person allowed to take it approves, and expires {formatUtc(waiting.expiresAt)}.{" "}
+        runs when another person allowed to take it approves, and expires <Time iso={waiting.expiresAt} />.{" "}
         <Link href="/approvals">{waiting.canDecide ? "Approve or reject it" : "See the approvals"}</Link>
       </p>
     </Notice>

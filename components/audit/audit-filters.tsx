@@ -4,20 +4,24 @@ import type { FormEvent } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, Input } from "@/components/ui/field";
 import { type ParamPatch, useAppliedDraft } from "@/components/ui/use-url-params";
-import { AUDIT_FILTERS, type AuditFilters, isoToUtcInput, utcInputToIso } from "./audit-params";
+import { type Times, useTimes } from "@/components/ui/time-zone";
+import { AUDIT_FILTERS, type AuditFilters } from "./audit-params";
 import styles from "./audit.module.css";
 import { isUuid } from "@/lib/domain/ids";
 
 type Draft = Record<(typeof AUDIT_FILTERS)[number], string>;
 
-function draftOf(filters: AuditFilters): Draft {
+/** What a time filter's control shows for an instant of the URL, in the person's zone. */
+const inputOf = (iso: string | undefined, times: Times) => (iso ? times.toInput(iso, { seconds: true }) : "");
+
+function draftOf(filters: AuditFilters, times: Times): Draft {
   return {
     actor: filters.actor ?? "",
     action: filters.action ?? "",
     reviewId: filters.reviewId ?? "",
     effectKey: filters.effectKey ?? "",
-    from: isoToUtcInput(filters.from),
-    to: isoToUtcInput(filters.to),
+    from: inputOf(filters.from, times),
+    to: inputOf(filters.to, times),
   };
 }
 
@@ -37,12 +41,13 @@ export function AuditFilterForm({
   /** The actions the log holds, offered as the Action field's choices (lib/audit/list.ts). */
   actions?: string[];
 }) {
-  const [draft, setDraft, dirty] = useAppliedDraft(draftOf(filters));
+  const times = useTimes();
+  const [draft, setDraft, dirty] = useAppliedDraft(draftOf(filters, times));
   const any = Object.keys(filters).length > 0;
 
   const reviewIdBad = draft.reviewId.trim() !== "" && !isUuid(draft.reviewId.trim());
-  const from = utcInputToIso(draft.from);
-  const to = utcInputToIso(draft.to);
+  const from = times.fromInput(draft.from) ?? "";
+  const to = times.fromInput(draft.to) ?? "";
   const rangeBad = from !== "" && to !== "" && to < from;
   const invalid = reviewIdBad || rangeBad;
 
@@ -111,7 +116,11 @@ export function AuditFilterForm({
         />
       </Field>
       {input("effectKey", "Effect key", "exact key")}
-      <Field label="From (UTC, inclusive)" htmlFor="audit-from" hint={<span className={styles.hint}>&nbsp;</span>}>
+      <Field
+        label={`From (${times.label}, inclusive)`}
+        htmlFor="audit-from"
+        hint={<span className={styles.hint}>&nbsp;</span>}
+      >
         <Input
           id="audit-from"
           type="datetime-local"
@@ -120,7 +129,7 @@ export function AuditFilterForm({
         />
       </Field>
       <Field
-        label="To (UTC, exclusive)"
+        label={`To (${times.label}, exclusive)`}
         htmlFor="audit-to"
         hint={
           <span className={`${styles.hint} ${rangeBad ? styles.invalid : ""}`}>

@@ -1,6 +1,6 @@
 // The decision log's URL is its state; this module reads it the same way on the server
-// (prefetch) and in the browser. Times are UTC throughout the log: the URL holds ISO instants,
-// the datetime-local inputs show and take UTC wall-clock time (their labels say so).
+// (prefetch) and in the browser. The URL holds ISO instants; the datetime-local inputs show and
+// take them in the person's zone (audit-filters.tsx; their labels name it).
 
 export const AUDIT_FILTERS = ["actor", "action", "reviewId", "effectKey", "from", "to"] as const;
 export type AuditFilterKey = (typeof AUDIT_FILTERS)[number];
@@ -31,22 +31,6 @@ export function readAuditFilters(get: Getter): AuditFilters {
     filters[key] = key === "from" || key === "to" ? instant(value) : value;
   }
   return filters;
-}
-
-/** `2026-11-30T09:05` (UTC, for a datetime-local input) from an ISO instant; "" when unreadable. */
-export function isoToUtcInput(iso: string | undefined): string {
-  if (!iso) return "";
-  const time = Date.parse(iso);
-  if (Number.isNaN(time)) return "";
-  const text = new Date(time).toISOString();
-  return text.slice(17, 19) === "00" ? text.slice(0, 16) : text.slice(0, 19);
-}
-
-/** An ISO instant from a datetime-local value read as UTC; "" for an empty input. */
-export function utcInputToIso(value: string): string {
-  if (!value) return "";
-  const time = Date.parse(`${value.length === 16 ? `${value}:00` : value}Z`);
-  return Number.isNaN(time) ? "" : new Date(time).toISOString();
 }
 
 export function fromPageParams(params: Record<string, string | string[] | undefined>): Getter {

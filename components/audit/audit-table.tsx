@@ -6,7 +6,7 @@ import { Fragment, type ReactNode, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { SkeletonRows } from "@/components/ui/skeleton";
 import { DataTable, TableMessage } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, ZonedHeading } from "@/components/ui/time-zone";
 import type { AuditEntry } from "./model";
 import styles from "./audit.module.css";
 
@@ -34,12 +34,8 @@ const columns = helper.columns([
     meta: { width: 72, className: "rc-num" },
   }),
   helper.accessor("at", {
-    header: "Time (UTC)",
-    cell: (info) => (
-      <time dateTime={info.getValue()} title={info.getValue()}>
-        {formatUtc(info.getValue()).replace(" UTC", "")}
-      </time>
-    ),
+    header: () => <ZonedHeading>Time</ZonedHeading>,
+    cell: (info) => <Time iso={info.getValue()} withZone={false} />,
     meta: { width: 166, className: "rc-mono" },
   }),
   helper.accessor("actor", {

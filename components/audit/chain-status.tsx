@@ -3,7 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { Button } from "@/components/ui/button";
 import { describeError } from "@/components/ui/states";
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import { chainVerificationOptions } from "./queries";
 import styles from "./audit.module.css";
 
@@ -32,7 +32,9 @@ export function ChainStatus() {
               ✓{" "}
             </span>
             <strong>Chain intact:</strong> {numberFormat.format(verdict.entries)} entries verified.{" "}
-            <span className={styles.verifyMeta}>Checked {formatUtc(verdict.checkedAt)}.</span>
+            <span className={styles.verifyMeta}>
+              Checked <Time iso={verdict.checkedAt} />.
+            </span>
           </>
         ) : verdict ? (
           <>
@@ -47,7 +49,7 @@ export function ChainStatus() {
               className={styles.verifyMeta}
               title="Entries from this one on cannot be trusted until it is explained."
             >
-              {numberFormat.format(verdict.entries)} entries checked, {formatUtc(verdict.checkedAt)}.
+              {numberFormat.format(verdict.entries)} entries checked, <Time iso={verdict.checkedAt} />.
             </span>
           </>
         ) : null}

@@ -1,4 +1,4 @@
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import type { StoredCheckpoint } from "@/lib/audit/checkpoint-store";
 import styles from "./audit.module.css";
 
@@ -41,15 +41,8 @@ export function CheckpointStatus({ checkpoint }: { checkpoint: StoredCheckpoint 
                   : "no longer has the signed hash: the log was rewritten."}
             </strong>{" "}
             <span className={styles.verifyMeta}>
-              Entry time{" "}
-              <time dateTime={checkpoint.at} title={checkpoint.at}>
-                {formatUtc(checkpoint.at)}
-              </time>
-              , signed{" "}
-              <time dateTime={checkpoint.signedAt} title={checkpoint.signedAt}>
-                {formatUtc(checkpoint.signedAt)}
-              </time>{" "}
-              with key <code className="rc-mono">{checkpoint.keyId}</code>. The signature is checked by{" "}
+              Entry time <Time iso={checkpoint.at} />, signed <Time iso={checkpoint.signedAt} /> with key{" "}
+              <code className="rc-mono">{checkpoint.keyId}</code>. The signature is checked by{" "}
               <code>audit verify --checkpoint</code> with your public key.
             </span>
           </>

@@ -1,6 +1,7 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery } from "@tanstack/react-query";
+import { useTimes } from "@/components/ui/time-zone";
 import { useMemo } from "react";
 import { Button, buttonClassName } from "@/components/ui/button";
 import { ListFooter, ListHeading } from "@/components/ui/list";
@@ -21,6 +22,7 @@ const numberFormat = new Intl.NumberFormat("en-US");
  */
 export function DecisionLog({ actions = [] }: { actions?: string[] }) {
   const [params, setParams] = useUrlParams();
+  const times = useTimes();
   const filters = useMemo(() => readAuditFilters((key) => params.get(key)), [params]);
   const list = useInfiniteQuery({ ...auditListOptions(filters), placeholderData: keepPreviousData });
   const entries = useMemo(() => list.data?.pages.flatMap((page) => page.items), [list.data]);
@@ -46,7 +48,7 @@ export function DecisionLog({ actions = [] }: { actions?: string[] }) {
       filtered ? (
         <EmptyState title="No entries match these filters" action={<Button onClick={clear}>Clear filters</Button>}>
           Actor and action match any part of the name, ignoring case; the effect key must match exactly; the time range
-          is in UTC, From inclusive, To exclusive.
+          is in {times.label}, From inclusive, To exclusive.
         </EmptyState>
       ) : (
         <EmptyState title="The decision log is empty">

@@ -8,7 +8,7 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, ZonedHeading } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import type { Role } from "@/lib/access/roles";
 import type { Grant } from "@/lib/access/grant";
@@ -57,7 +57,9 @@ export function AutoReplaySettings({ role, grants }: { role: Role; grants?: read
                 Ready records
               </th>
               <th scope="col">Changed by</th>
-              <th scope="col">Changed (UTC)</th>
+              <th scope="col">
+                <ZonedHeading>Changed</ZonedHeading>
+              </th>
               {mayChange ? (
                 <th scope="col">
                   <span className="rc-visually-hidden">Change</span>
@@ -84,7 +86,7 @@ export function AutoReplaySettings({ role, grants }: { role: Role; grants?: read
                 <td className="rc-num">{formatCount(k.ready)}</td>
                 <td>{k.updatedBy ?? <span className="rc-muted">—</span>}</td>
                 <td className="rc-mono rc-nowrap">
-                  {k.updatedAt ? formatUtc(k.updatedAt, { seconds: false }).replace(" UTC", "") : "—"}
+                  {k.updatedAt ? <Time iso={k.updatedAt} seconds={false} withZone={false} /> : "—"}
                 </td>
                 {mayChange ? (
                   <td>

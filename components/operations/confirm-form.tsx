@@ -4,16 +4,16 @@ import { type FormEvent, useId, useRef, useState } from "react";
 import { Button, ButtonRow } from "@/components/ui/button";
 import { CheckConfirm } from "@/components/ui/field";
 import { type Problem, ProblemNotice } from "@/components/ui/notice";
-import { formatUtc } from "@/components/ui/time";
+import { Time, type Times, useTimes } from "@/components/ui/time-zone";
 import type { DryRun, OperationView } from "@/lib/operations/types";
 import { DryRunTable } from "./dry-run-table";
 import { ACTION_LABEL, formatCount, percent } from "./model";
 import styles from "./operations.module.css";
 import { problemOf } from "./problem";
 
-function settingsText(operation: OperationView): string {
+function settingsText(operation: OperationView, times: Times): string {
   const parts = [`at most ${formatCount(operation.ratePerSecond)} per second`];
-  if (operation.runAt) parts.push(`not before ${formatUtc(operation.runAt)}`);
+  if (operation.runAt) parts.push(`not before ${times.format(operation.runAt)}`);
   parts.push(operation.canarySize > 0 ? `a canary of ${formatCount(operation.canarySize)}` : "no canary");
   parts.push(
     operation.autoPause
@@ -36,6 +36,7 @@ export function ConfirmForm({
   dryRun: DryRun;
   onConfirm: (body: { expectedVersion: number; dryRunAt: string; checkDone: true }) => Promise<unknown>;
 }) {
+  const times = useTimes();
   const id = useId();
   // The tick belongs to one dry run: a newer one (shown after a refresh) must be read again.
   const [checkedFor, setCheckedFor] = useState<string | null>(null);
@@ -71,7 +72,7 @@ export function ConfirmForm({
       <ProblemNotice problem={problem} ref={problemRef} />
       <p className={styles.lead}>
         {ACTION_LABEL[operation.action]} of <strong>{formatCount(operation.total)}</strong> records,{" "}
-        {settingsText(operation)}. The dry run of <time dateTime={dryRun.at}>{formatUtc(dryRun.at)}</time> says:
+        {settingsText(operation, times)}. The dry run of <Time iso={dryRun.at} /> says:
       </p>
       <DryRunTable dryRun={dryRun} caption="The dry run you confirm: records by verdict." />
       <CheckConfirm

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import type { OperationView, Verdict } from "@/lib/operations/types";
 import { Section } from "@/components/ui/section";
 import { DryRunTable } from "./dry-run-table";
@@ -22,7 +22,7 @@ export function DryRunSection({ operation, live }: { operation: OperationView; l
       note={
         dryRun ? (
           <>
-            As of <time dateTime={dryRun.at}>{formatUtc(dryRun.at)}</time>
+            As of <Time iso={dryRun.at} />
           </>
         ) : undefined
       }

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { StatusBadge } from "@/components/ui/review-badges";
 import { DataTable } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, ZonedHeading } from "@/components/ui/time-zone";
 import type { OperationItemView } from "@/lib/operations/types";
 import { ItemStateBadge, VerdictBadge } from "./operation-badges";
 
@@ -20,7 +20,9 @@ export function ItemsTable({ items, caption }: { items: OperationItemView[]; cap
           <th scope="col">Verdict</th>
           <th scope="col">State</th>
           <th scope="col">Detail</th>
-          <th scope="col">Updated (UTC)</th>
+          <th scope="col">
+            <ZonedHeading>Updated</ZonedHeading>
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -50,7 +52,7 @@ export function ItemsTable({ items, caption }: { items: OperationItemView[]; cap
             </td>
             <td>{item.detail ?? <span className="rc-muted">—</span>}</td>
             <td className="rc-mono rc-nowrap">
-              <time dateTime={item.updatedAt}>{formatUtc(item.updatedAt).replace(" UTC", "")}</time>
+              <Time iso={item.updatedAt} withZone={false} />
             </td>
           </tr>
         ))}

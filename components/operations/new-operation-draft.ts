@@ -1,5 +1,6 @@
 import { createOperationSchema, DEFAULT_RATE, MAX_RATE } from "@/lib/operations/schema";
 import type { OperationAction, Selection } from "@/lib/operations/types";
+import { UTC, wallClockToIso } from "@/lib/time-zone";
 import type { FieldErrors } from "./problem";
 import type { CreateOperationRequest } from "./use-operation-mutations";
 
@@ -11,7 +12,7 @@ export interface OperationDraft {
   action: OperationAction;
   reason: string;
   runMode: "now" | "at";
-  /** `datetime-local` value, the person's local time. */
+  /** `datetime-local` value, in the person's zone (lib/time-zone.ts), as every time on the page. */
   runAtLocal: string;
   ratePerSecond: string;
   canarySize: string;
@@ -57,6 +58,7 @@ export function buildRequest(
   draft: OperationDraft,
   selection: Selection,
   now = Date.now(),
+  zone: string = UTC,
 ): { body: CreateOperationRequest } | { errors: FieldErrors } {
   const errors: FieldErrors = {};
   const reason = draft.reason.trim();
@@ -81,10 +83,10 @@ export function buildRequest(
 
   if (draft.action === "replay") {
     if (draft.runMode === "at") {
-      const when = new Date(draft.runAtLocal);
-      if (!draft.runAtLocal || Number.isNaN(when.getTime())) errors.runAt = ["Choose the date and time."];
-      else if (when.getTime() < now - 60_000) errors.runAt = ["This time has passed: choose a later one, or Now."];
-      else body.runAt = when.toISOString();
+      const when = wallClockToIso(draft.runAtLocal, zone);
+      if (!when) errors.runAt = ["Choose the date and time."];
+      else if (Date.parse(when) < now - 60_000) errors.runAt = ["This time has passed: choose a later one, or Now."];
+      else body.runAt = when;
     }
     if (draft.autoPauseOn) {
       const threshold = numberOf(draft.thresholdPercent);

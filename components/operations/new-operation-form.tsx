@@ -19,6 +19,7 @@ import { RunSettingsFields } from "./replay-settings-fields";
 import { NO_SELECTION, type NewOperationParams } from "./selection-params";
 import { SelectionDescription } from "./selection-text";
 import { createdPath, pendingDuplicateOf, useCreateOperation } from "./use-operation-mutations";
+import { useTimes } from "@/components/ui/time-zone";
 
 const SELECTION_PROBLEM: Record<string, string> = {
   "empty-selection": "Nothing matches this selection now.",
@@ -119,6 +120,7 @@ export function NewOperationForm({
   const [problem, setProblem] = useState<Problem | null>(null);
   const problemRef = useRef<HTMLDivElement>(null);
   const create = useCreateOperation();
+  const times = useTimes();
   const { selection } = params;
 
   const update = (patch: Partial<OperationDraft>) => {
@@ -149,7 +151,7 @@ export function NewOperationForm({
   function submit(event: FormEvent) {
     event.preventDefault();
     if (create.isPending || !selection) return;
-    const built = buildRequest(draft, selection);
+    const built = buildRequest(draft, selection, Date.now(), times.zone);
     if ("errors" in built) {
       return fail(built.errors, { title: "Some fields need attention", text: "", fields: built.errors });
     }

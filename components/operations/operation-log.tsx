@@ -6,7 +6,7 @@ import { ListFooter } from "@/components/ui/list";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, ZonedHeading } from "@/components/ui/time-zone";
 import styles from "./operations.module.css";
 import { operationLogOptions } from "./queries";
 
@@ -29,7 +29,9 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
               <th scope="col" className="rc-num">
                 Seq
               </th>
-              <th scope="col">Time (UTC)</th>
+              <th scope="col">
+                <ZonedHeading>Time</ZonedHeading>
+              </th>
               <th scope="col">Actor</th>
               <th scope="col">Action</th>
               <th scope="col">Record</th>
@@ -41,7 +43,7 @@ export function OperationLog({ operationId, live }: { operationId: string; live:
               <tr key={String(entry.seq)}>
                 <td className="rc-num">{String(entry.seq)}</td>
                 <td className="rc-mono rc-nowrap">
-                  <time dateTime={entry.at}>{formatUtc(entry.at).replace(" UTC", "")}</time>
+                  <Time iso={entry.at} withZone={false} />
                 </td>
                 <td>{entry.actor}</td>
                 <td className="rc-mono">{entry.action}</td>

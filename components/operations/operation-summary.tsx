@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { formatUtc } from "@/components/ui/time";
+import { Time } from "@/components/ui/time-zone";
 import type { OperationView } from "@/lib/operations/types";
 import { Section } from "@/components/ui/section";
 import { ACTION_LABEL, formatCount, percent } from "./model";
@@ -8,7 +8,7 @@ import { SelectionDescription } from "./selection-text";
 
 function When({ iso }: { iso: string | null }) {
   if (!iso) return <span className="rc-muted">—</span>;
-  return <time dateTime={iso}>{formatUtc(iso)}</time>;
+  return <Time iso={iso} />;
 }
 
 function Fact({ label, wide, children }: { label: string; wide?: boolean; children: ReactNode }) {

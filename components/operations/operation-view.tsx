@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { ErrorState } from "@/components/ui/states";
-import { formatUtc } from "@/components/ui/time";
+import { useTimes } from "@/components/ui/time-zone";
 import type { Role } from "@/lib/access/roles";
 import type { Grant } from "@/lib/access/grant";
 import { holdsPermission } from "@/lib/access/scope-rules";
@@ -21,14 +21,11 @@ import { liveInterval, operationOptions } from "./queries";
 
 const OPERATIONS = { href: "/operations", label: "Operations" };
 
-function clockTime(ms: number): string {
-  return formatUtc(new Date(ms).toISOString()).slice(11);
-}
-
 /** One bulk operation, live while it runs (docs/operations.md). */
 /** `grants`: the person's (ADR 0030); the decision log's section needs a global grant. */
 export function OperationView({ id, role, grants }: { id: string; role: Role; grants?: readonly Grant[] }) {
   const query = useQuery(operationOptions(id));
+  const times = useTimes();
   const operation = query.data;
 
   if (!operation) {
@@ -57,8 +54,8 @@ export function OperationView({ id, role, grants }: { id: string; role: Role; gr
       <Topline parent={OPERATIONS} current={<span className="rc-mono">{operation.id}</span>}>
         <p className={styles.live}>
           {query.isRefetchError
-            ? `Could not refresh; showing the operation as of ${clockTime(query.dataUpdatedAt)}`
-            : `${live ? "Live" : "Updated"} · ${clockTime(query.dataUpdatedAt)}`}
+            ? `Could not refresh; showing the operation as of ${times.clock(query.dataUpdatedAt)}`
+            : `${live ? "Live" : "Updated"} · ${times.clock(query.dataUpdatedAt)}`}
         </p>
       </Topline>
       <header className={styles.titleRow}>

@@ -6,7 +6,7 @@ import { ListFooter } from "@/components/ui/list";
 import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
-import { formatUtc } from "@/components/ui/time";
+import { Time, ZonedHeading } from "@/components/ui/time-zone";
 import { ACTION_LABEL, formatCount, isLive, LIVE_REFRESH_MS, outcomeOf, outcomeText } from "./model";
 import { OperationStateBadge } from "./operation-badges";
 import styles from "./operations.module.css";
@@ -52,7 +52,9 @@ export function OperationsList() {
               </th>
               <th scope="col">Progress</th>
               <th scope="col">Created by</th>
-              <th scope="col">Created (UTC)</th>
+              <th scope="col">
+                <ZonedHeading>Created</ZonedHeading>
+              </th>
               <th scope="col">Reason</th>
             </tr>
           </thead>
@@ -77,7 +79,7 @@ export function OperationsList() {
                   <td>{op.createdBy}</td>
                   <td className="rc-mono rc-nowrap">
                     <time dateTime={op.createdAt}>
-                      {formatUtc(op.createdAt, { seconds: false }).replace(" UTC", "")}
+                      <Time iso={op.createdAt} seconds={false} withZone={false} />
                     </time>
                   </td>
                   <td>{op.reason}</td>

@@ -1,17 +1,10 @@
 "use client";
 
 import { Choice, Field, FieldError, Fieldset, Input } from "@/components/ui/field";
+import { useTimes } from "@/components/ui/time-zone";
 import type { OperationDraft } from "./new-operation-draft";
 import styles from "./operations.module.css";
 import type { FieldErrors } from "./problem";
-
-function localTimeZone(): string {
-  try {
-    return Intl.DateTimeFormat().resolvedOptions().timeZone;
-  } catch {
-    return "local time";
-  }
-}
 
 /** A labelled number input with its hint and its error below it. */
 function NumberField({
@@ -68,6 +61,7 @@ export function RunSettingsFields({
   update: (patch: Partial<OperationDraft>) => void;
 }) {
   const replay = draft.action === "replay";
+  const times = useTimes();
   return (
     <>
       {replay ? (
@@ -88,7 +82,7 @@ export function RunSettingsFields({
           />
           {draft.runMode === "at" ? (
             <Field
-              label={`Run at (${localTimeZone()})`}
+              label={`Run at (${times.label})`}
               htmlFor="op-run-at"
               className={errors.runAt ? styles.fieldInvalid : undefined}
             >

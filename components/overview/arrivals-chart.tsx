@@ -3,7 +3,8 @@
 import "uplot/dist/uPlot.min.css";
 import { useEffect, useRef, useState } from "react";
 import type uPlot from "uplot";
-import type { ArrivalSeries } from "./model";
+import { useTimes } from "@/components/ui/time-zone";
+import { type ArrivalSeries, bucketZone } from "./model";
 import styles from "./overview.module.css";
 
 /**
@@ -31,6 +32,7 @@ export function ArrivalsChart({
   series: ArrivalSeries[];
   summary: string;
 }) {
+  const { zone } = useTimes();
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
 
@@ -46,8 +48,8 @@ export function ArrivalsChart({
       const options: uPlot.Options = {
         width: Math.max(200, element.clientWidth),
         height: HEIGHT,
-        // Buckets are UTC hours and days; the axis says so too.
-        tzDate: (seconds) => UPlot.tzDate(new Date(seconds * 1000), "Etc/UTC"),
+        // Hours in the person's zone, days as the UTC days the counts keep (model.ts bucketZone).
+        tzDate: (seconds) => UPlot.tzDate(new Date(seconds * 1000), bucketZone(bucket, zone)),
         legend: { show: false },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
@@ -80,7 +82,7 @@ export function ArrivalsChart({
       observer?.disconnect();
       plot?.destroy();
     };
-  }, [buckets, bucket, series]);
+  }, [buckets, bucket, series, zone]);
 
   return (
     <div className={styles.chartFrame}>

@@ -1,8 +1,9 @@
 import { DataTable } from "@/components/ui/table";
-import { type ArrivalSeries, bucketLabel, formatCount } from "./model";
+import { useTimes } from "@/components/ui/time-zone";
+import { type ArrivalSeries, bucketLabel, bucketZone, formatCount } from "./model";
 
 /**
- * The arrivals chart's numbers as a table: a row per bucket (UTC), a column per series and the
+ * The arrivals chart's numbers as a table: a row per bucket (hours in the person's zone, UTC days), a column per series and the
  * bucket's total. The chart is a canvas; this is what screen readers and copy-paste get.
  */
 export function ArrivalsTable({
@@ -16,11 +17,12 @@ export function ArrivalsTable({
   bucket: "hour" | "day";
   series: ArrivalSeries[];
 }) {
+  const { zone } = useTimes();
   return (
     <DataTable caption={caption} compact>
       <thead>
         <tr>
-          <th scope="col">{bucket === "hour" ? "Hour (UTC)" : "Day (UTC)"}</th>
+          <th scope="col">{`${bucket === "hour" ? "Hour" : "Day"} (${bucketZone(bucket, zone)})`}</th>
           {series.map((s) => (
             <th scope="col" key={s.key}>
               {s.key}
@@ -33,7 +35,7 @@ export function ArrivalsTable({
         {buckets.map((start, i) => (
           <tr key={start}>
             <th scope="row">
-              <time dateTime={start}>{bucketLabel(start, bucket)}</time>
+              <time dateTime={start}>{bucketLabel(start, bucket, zone)}</time>
             </th>
             {series.map((s) => (
               <td key={s.key}>{formatCount(s.counts[i] ?? 0)}</td>

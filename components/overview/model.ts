@@ -1,7 +1,8 @@
 import type { ArrivalSeries, Overview, OverviewWindow } from "@/lib/overview/overview";
+import { UTC, wallClockOf, zoneLabel } from "@/lib/time-zone";
 
 // The overview's view of the API (GET /api/v1/overview, docs/api.md). Only types come from lib/,
-// so no server code reaches the browser bundle.
+// and the pure time-zone rule, so no server code reaches the browser bundle.
 
 export type { ArrivalSeries, Overview, OverviewWindow };
 export type ArrivalDimension = "byCategory" | "byReason" | "byKind";
@@ -40,11 +41,18 @@ export function topSeries(series: ArrivalSeries[], bucketCount: number): Arrival
 const numberFormat = new Intl.NumberFormat("en-US");
 export const formatCount = (n: number) => numberFormat.format(n);
 
-/** A bucket's label, in UTC: `14:00` (hours) or `Dec 1` (days). Deterministic on server and client. */
-export function bucketLabel(iso: string, bucket: "hour" | "day"): string {
-  const text = new Date(iso).toISOString();
-  if (bucket === "hour") return `${text.slice(5, 10)} ${text.slice(11, 16)}`;
-  return text.slice(0, 10);
+/**
+ * A bucket's label: `12-01 06:00` (an hour, in the person's zone) or `2026-12-01` (a day, a UTC
+ * day: the counts are kept per UTC day, so their days are named in UTC, bucketZone).
+ */
+export function bucketLabel(iso: string, bucket: "hour" | "day", zone: string): string {
+  if (bucket === "hour") return wallClockOf(iso, zone).slice(5).replace("T", " ");
+  return new Date(iso).toISOString().slice(0, 10);
+}
+
+/** The zone a bucket is read in: an hour in the person's, a day in UTC (the days the counts keep). */
+export function bucketZone(bucket: "hour" | "day", zone: string): string {
+  return bucket === "hour" ? zoneLabel(zone) : UTC;
 }
 
 /** A duration for people: "45 s", "12 min", "3 h 20 min", "2 d 4 h". */

@@ -5,13 +5,14 @@ import Link from "next/link";
 import { type ReactNode, useMemo, useState } from "react";
 import { Section } from "@/components/ui/section";
 import { ErrorState } from "@/components/ui/states";
-import { formatUtc } from "@/components/ui/time";
+import { Time, useTimes } from "@/components/ui/time-zone";
 import { useUrlParams } from "@/components/ui/use-url-params";
 import { ArrivalsChart } from "./arrivals-chart";
 import { ArrivalsTable } from "./arrivals-table";
 import {
   type ArrivalDimension,
   arrivalsSummary,
+  bucketZone,
   DIMENSIONS,
   formatCount,
   formatDuration,
@@ -62,7 +63,8 @@ function Arrivals({ overview }: { overview: Overview }) {
     [overview.arrivals, dimension, buckets.length],
   );
   const noun = DIMENSIONS.find((d) => d.value === dimension)?.noun ?? "";
-  const caption = `Records arriving per ${bucket} (UTC) by ${noun}`;
+  const { zone } = useTimes();
+  const caption = `Records arriving per ${bucket} (${bucketZone(bucket, zone)}) by ${noun}`;
   return (
     <Section
       title="Arrivals"
@@ -113,8 +115,7 @@ function Waiting({ overview }: { overview: Overview }) {
             <>
               <Link href={`/reviews/${oldest.id}`}>{formatDuration(oldest.ageSeconds)}</Link>{" "}
               <span className={styles.muted}>
-                {oldest.kind ?? "(none)"} · {oldest.reason}, since{" "}
-                <time dateTime={oldest.firstSeenAt}>{formatUtc(oldest.firstSeenAt, { seconds: false })}</time>
+                {oldest.kind ?? "(none)"} · {oldest.reason}, since <Time iso={oldest.firstSeenAt} seconds={false} />
               </span>
             </>
           ) : (
@@ -196,7 +197,7 @@ export function OverviewView({ checkpoint }: { checkpoint?: ReactNode }) {
         />
         {overview ? (
           <p className={styles.muted}>
-            As of <time dateTime={overview.generatedAt}>{formatUtc(overview.generatedAt)}</time>
+            As of <Time iso={overview.generatedAt} />
           </p>
         ) : null}
       </div>

@@ -7,7 +7,7 @@ import { Button, buttonClassName } from "@/components/ui/button";
 import type { OperationAction } from "@/lib/operations/types";
 import { SkeletonRows } from "@/components/ui/skeleton";
 import { DataTable, TableMessage } from "@/components/ui/table";
-import { Age } from "@/components/ui/time";
+import { Age } from "@/components/ui/time-zone";
 import type { ReactNode } from "react";
 import { type CauseGroup, ERROR_CLASS_NONE } from "./model";
 

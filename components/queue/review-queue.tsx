@@ -8,7 +8,8 @@ import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerAuthority } from "@/components/operations/viewer-role";
 import { ListFooter, ListHeading } from "@/components/ui/list";
 import { describeError } from "@/components/ui/states";
-import { formatAge, formatUtc } from "@/components/ui/time";
+import { formatAge } from "@/components/ui/time";
+import { useTimes } from "@/components/ui/time-zone";
 import { useNow } from "@/components/ui/use-now";
 import { useUrlParams } from "@/components/ui/use-url-params";
 import { BulkBar } from "./bulk-bar";
@@ -27,16 +28,13 @@ import styles from "./queue.module.css";
 
 const numberFormat = new Intl.NumberFormat("en-US");
 
-function clockTime(ms: number): string {
-  return formatUtc(new Date(ms).toISOString()).slice(11);
-}
-
 /**
  * The review queue: counts, filters, records (or groups by cause), live. All view state is in
  * the URL (see queue-params.ts); the first page of records arrives prefetched from the server.
  */
 export function ReviewQueue({ initialNow }: { initialNow: number }) {
   const [params, setParams] = useUrlParams();
+  const times = useTimes();
   const state = useMemo(() => readQueueState((key) => params.get(key)), [params]);
   const now = useNow(initialNow);
   const resultsRef = useRef<HTMLElement>(null);
@@ -161,7 +159,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
           {live === "error"
             ? "Live refresh failed"
             : active.dataUpdatedAt
-              ? `Live · updated ${clockTime(active.dataUpdatedAt)}`
+              ? `Live · updated ${times.clock(active.dataUpdatedAt)}`
               : "Live"}
         </p>
       </div>
@@ -218,7 +216,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
           }
           alert={
             refreshFailed
-              ? `${describeError(active.error).advice} Showing rows from ${clockTime(active.dataUpdatedAt)}.`
+              ? `${describeError(active.error).advice} Showing rows from ${times.clock(active.dataUpdatedAt)}.`
               : null
           }
         >

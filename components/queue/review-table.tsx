@@ -10,7 +10,7 @@ import { ReadyBadge } from "./ready-badge";
 import { type RowSelection, SelectAllCell, SelectRowCell } from "./row-selection";
 import { SkeletonRows } from "@/components/ui/skeleton";
 import { DataTable, TableMessage } from "@/components/ui/table";
-import { Age } from "@/components/ui/time";
+import { Age } from "@/components/ui/time-zone";
 import type { ListSort, ListSortField, QueueItem } from "./model";
 import { ariaSortOf, describeSort, SortHeader } from "./queue-sort";
 import { useShortcuts } from "./row-keys";

@@ -1,5 +1,4 @@
 import { Badge, type Tone } from "@/components/ui/badge";
-import { formatUtc } from "@/components/ui/time";
 
 export { CategoryBadge, StatusBadge } from "@/components/ui/review-badges";
 
@@ -20,12 +19,5 @@ export function StateBadge({ state }: { state: string }) {
   return <Badge tone={STATE_TONES[state] ?? "neutral"}>{state}</Badge>;
 }
 
-/** A UTC timestamp, the same text on the server and in the browser. */
-export function Time({ iso }: { iso: string | null | undefined }) {
-  if (!iso) return <span>—</span>;
-  return (
-    <time dateTime={iso} title={iso}>
-      {formatUtc(iso)}
-    </time>
-  );
-}
+/** An instant in the person's zone, the zone named (components/ui/time-zone.tsx). */
+export { Time } from "@/components/ui/time-zone";

@@ -1,6 +1,5 @@
 import { isRecord } from "@review-console/contract";
 import { Section } from "@/components/ui/section";
-import { formatUtc } from "@/components/ui/time";
 import { StatusBadge, Time } from "./badges";
 import styles from "./record.module.css";
 import type { ReviewHistoryEntry } from "./types";
@@ -10,7 +9,7 @@ function detailText(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-/** An ISO instant (a `runAt`, a `claimExpiresAt`): shown in UTC like every other time on the page. */
+/** An ISO instant (a `runAt`, a `claimExpiresAt`): shown in the person's zone like every other time on the page. */
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 /** A person as the history keeps them (`{id, name, email}`: an assignee), or null. */
@@ -29,11 +28,7 @@ function DetailValue({ value }: { value: unknown }) {
   }
   if (value === null) return <span className="rc-muted">nobody</span>;
   if (typeof value === "string" && ISO_INSTANT.test(value) && !Number.isNaN(Date.parse(value))) {
-    return (
-      <time dateTime={value} title={value}>
-        {formatUtc(value)}
-      </time>
-    );
+    return <Time iso={value} />;
   }
   return <code className={styles.code}>{detailText(value)}</code>;
 }

@@ -10,9 +10,9 @@ import { StatusLine } from "@/components/ui/states";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { actionRefusal } from "@/lib/reviews/action-rules";
-import { untilText, utcInputOf, utcInputToIso } from "./actions/run-at";
+import { untilText } from "./actions/run-at";
 import { Time } from "./badges";
-import { formatUtc } from "@/components/ui/time";
+import { useTimes } from "@/components/ui/time-zone";
 import styles from "./controls.module.css";
 import type { ReviewDetail } from "./types";
 import { useRecordAction } from "./use-record";
@@ -49,6 +49,7 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
     reportDone(text);
   };
   const mutation = useRecordAction(record.id);
+  const times = useTimes();
   const replay = record.replays.find((r) => r.state === "scheduled");
   if (record.status !== "replay-scheduled" || actionRefusal("run-now", record, role) !== null) {
     // Keep the report of a control just used (unschedule leaves the record open).
@@ -87,7 +88,7 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
           <RescheduleForm
             dueAt={replay?.runAt ?? null}
             onSubmit={(runAt, reason) =>
-              send("reschedule", reason, runAt).then((fresh) => done(`Rescheduled: due ${formatUtc(runAt)}.`, fresh))
+              send("reschedule", reason, runAt).then((fresh) => done(`Rescheduled: due ${times.format(runAt)}.`, fresh))
             }
           />
         ) : dialog ? (
@@ -108,8 +109,8 @@ export function ScheduledReplayControls({ record, role }: { record: ReviewDetail
 }
 
 /**
- * The new time in UTC, as every time on the page (the replay's own "At a time" reads it the same
- * way: run-at.ts), starting at the current due time; the instant is shown as it is typed.
+ * The new time in the person's zone, as every time on the page (the replay's own "At a time"
+ * reads it the same way), starting at the current due time; the instant is shown as it is typed.
  */
 function RescheduleForm({
   dueAt,
@@ -119,18 +120,19 @@ function RescheduleForm({
   onSubmit: (runAt: string, reason: string) => Promise<unknown>;
 }) {
   const inputId = `${useId()}-run-at`;
+  const times = useTimes();
   // The clock is read when the time is chosen (render stays pure); the server checks it again.
   const [{ local, chosenAt }, setChoice] = useState(() => ({
-    local: dueAt ? utcInputOf(dueAt) : "",
+    local: dueAt ? times.toInput(dueAt) : "",
     chosenAt: Date.now(),
   }));
-  const iso = utcInputToIso(local);
+  const iso = times.fromInput(local);
   const future = iso !== null && Date.parse(iso) > chosenAt;
   return (
     <ReasonForm
       explanation={<p>{EXPLANATIONS.reschedule}</p>}
       fields={
-        <Field label="New time (UTC)" htmlFor={inputId}>
+        <Field label={`New time (${times.label})`} htmlFor={inputId}>
           <Input
             id={inputId}
             type="datetime-local"
@@ -141,8 +143,8 @@ function RescheduleForm({
           />
           <p id={`${inputId}-utc`} className={styles.preview} aria-live="polite">
             {iso
-              ? `Due ${formatUtc(iso, { seconds: false })} (${untilText(iso, chosenAt)})`
-              : "Date and time in UTC, as every time on this page."}
+              ? `Due ${times.format(iso, { seconds: false })} (${untilText(iso, chosenAt)})`
+              : `Date and time in ${times.label}, as every time on this page.`}
             {iso && !future ? " (in the past: choose a later time)" : null}
           </p>
         </Field>

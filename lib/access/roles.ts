@@ -20,6 +20,8 @@ export const PERMISSIONS = {
   "audit.read": ["auditor", "owner", "admin"],
   "users.manage": ["admin"],
   "metrics.read": ["owner", "support", "auditor", "admin", "consumer"],
+  /** A person's own settings (the zone times are shown in); a token has none. */
+  "preferences.own": ["owner", "support", "auditor", "admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

@@ -17,6 +17,7 @@ import { isPersonRole, PERSON_ROLES } from "@/lib/access/person-roles";
 import { authSecret } from "./secret";
 import type { SessionUser } from "./session";
 import { signInLimitAfter, signInLimitBefore } from "./sign-in-limit";
+import { UTC } from "@/lib/time-zone";
 
 // Sign-in for people: Better Auth, configured once here (docs/decisions/0006-authentication.md).
 // Its endpoints are served under /api/auth/* by app/api/auth/[...all]/route.ts.
@@ -45,6 +46,8 @@ const modelOptions = {
     additionalFields: {
       // Set by `review-console user add` only: input false keeps it out of every endpoint.
       role: { type: [...PERSON_ROLES], required: true, input: false },
+      // The zone the person reads times in (ADR 0043): written by PUT /api/v1/me/preferences only.
+      timeZone: { type: "string", required: false, defaultValue: "UTC", input: false },
     },
   },
   advanced: { database: { generateId: "uuid" } },
@@ -248,6 +251,7 @@ export async function sessionUser(headers: Headers, url?: string): Promise<Sessi
     id: session.user.id,
     email: session.user.email,
     role: session.user.role,
+    timeZone: session.user.timeZone ?? UTC,
     grants: await grantsOfUser(session.user.id),
   };
 }

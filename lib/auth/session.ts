@@ -18,6 +18,8 @@ export interface SessionUser {
   role: "owner" | "support" | "auditor" | "admin";
   /** The person's role_grants (ADR 0029): authorization reads these, not `role`. */
   grants: Grant[];
+  /** The zone they read and type times in: `UTC` or an IANA name (ADR 0043). */
+  timeZone: string;
 }
 
 // One session lookup per request, however many components ask.

@@ -36,6 +36,7 @@ export const APP_ROUTES = [
   "/api/v1/operations/[operationId]/resume",
   "/api/v1/operations/auto-replay",
   "/api/v1/operations/auto-replay/[kind]",
+  "/api/v1/me/preferences",
   "/api/v1/overview",
   "/api/v1/people",
   "/api/v1/people/[userId]/disable",

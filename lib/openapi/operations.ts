@@ -26,7 +26,7 @@ import { recordVerdictSchema, verdictRequestSchema } from "@/lib/reviews/verdict
 import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
-import { inviteSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
+import { inviteSchema, preferencesSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
 import { createWebhookSchema, deliveriesQuerySchema, removeWebhookSchema } from "@/lib/notifications/endpoint-schema";
 import * as webhookBody from "@/lib/notifications/response-schemas";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
@@ -470,6 +470,38 @@ const OPERATIONS: ApiOperation[] = [
     params: kind,
     body: autoReplaySwitchSchema,
     answers: { ...ok("The kind's setting as it now is.", body.kindAutoReplaySchema), 404: error("No such kind.") },
+  },
+];
+
+const ME: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/me/preferences",
+    operationId: "getPreferences",
+    summary: "Your settings",
+    description: "The signed-in person's settings: the zone the console shows and reads times in.",
+    tag: "People and tokens",
+    access: {
+      kind: "permission",
+      permission: "preferences.own",
+      also: "A person only (`403 person-required` for a token).",
+    },
+    answers: ok("The settings.", body.preferencesAnswerSchema),
+  },
+  {
+    method: "PUT",
+    route: "/api/v1/me/preferences",
+    operationId: "setPreferences",
+    summary: "Change your settings",
+    description: "Kept with the person's account: every page they open shows and reads times in the zone chosen here.",
+    tag: "People and tokens",
+    access: {
+      kind: "permission",
+      permission: "preferences.own",
+      also: "A person only (`403 person-required` for a token).",
+    },
+    body: preferencesSchema,
+    answers: ok("The settings as they now are.", body.preferencesAnswerSchema),
   },
 ];
 
@@ -935,6 +967,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...AUDIT,
   ...OPERATIONS,
   ...PEOPLE_AND_TOKENS,
+  ...ME,
   ...DOMAINS,
   ...WEBHOOKS,
   ...APPROVALS,

@@ -3,6 +3,7 @@ import { REVIEW_CATEGORIES } from "@review-console/contract";
 import { ROLES } from "@/lib/access/roles";
 import { PERSON_ROLES } from "@/lib/access/person-roles";
 import { REVIEW_STATUSES } from "@/lib/reviews/schema";
+import { preferencesSchema } from "@/lib/users/people-schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_CONTROLS, OPERATION_STATES, VERDICTS } from "@/lib/operations/types";
 
 // The bodies the API answers with, as zod schemas, for the OpenAPI document only: the handlers
@@ -400,6 +401,9 @@ const pausedSchema = z.object({
 });
 
 export const peopleListSchema = z.object({ people: z.array(personSchema) });
+
+/** GET and PUT /api/v1/me/preferences. */
+export const preferencesAnswerSchema = z.object({ preferences: preferencesSchema });
 export const invitedSchema = z.object({ person: personSchema, link: passwordLinkSchema });
 export const personChangedSchema = z.object({ person: personSchema, sessionsEnded: z.int(), paused: pausedSchema });
 export const personEnabledSchema = z.object({ person: personSchema });

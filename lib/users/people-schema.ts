@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isTimeZone } from "@/lib/time-zone";
 import { PERSON_ROLES } from "@/lib/access/person-roles";
 import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
@@ -24,3 +25,17 @@ export const setRoleSchema = z
   .meta({ id: "SetRoleRequest" });
 
 export const reasonOnlySchema = z.object({ reason: reasonSchema }).meta({ id: "ReasonRequest" });
+
+// A person's own settings (lib/users/preferences.ts, ADR 0043).
+export const timeZoneSchema = z
+  .string()
+  .max(64)
+  .refine(isTimeZone, "an IANA time zone name, such as Europe/Berlin, or UTC")
+  .meta({
+    description:
+      "`UTC` or an IANA time zone name (`America/Los_Angeles`): every time the console shows and reads is in it.",
+  });
+
+export const preferencesSchema = z.object({ timeZone: timeZoneSchema }).meta({ id: "Preferences" });
+
+export type Preferences = z.infer<typeof preferencesSchema>;

@@ -2,14 +2,14 @@
 
 import type { ReactNode } from "react";
 import { CheckConfirm, Choice, Field, FieldError, Fieldset, Input, Textarea } from "@/components/ui/field";
-import { formatUtc } from "@/components/ui/time";
+import { Time, useTimes } from "@/components/ui/time-zone";
 import type { ActionName } from "@/lib/reviews/action-rules";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
 import { CheckLabel } from "./action-copy";
 import type { ActionDraft } from "./draft";
 import type { FieldErrors } from "./field-errors";
-import { untilText, utcInputNow, utcInputToIso } from "./run-at";
+import { nowIso, untilText } from "./run-at";
 
 // The fields of a record action's form, each on the shared Field (label, hint, error under it).
 // A field's control has the id `ids(name)`, so the form's error summary links straight to it;
@@ -26,10 +26,11 @@ function describedBy(id: string, hint: boolean): string {
   return hint ? `${id}-hint ${id}-error` : `${id}-error`;
 }
 
-/** Replay now or at a time, typed and previewed in UTC like every other time on the page. */
+/** Replay now or at a time, typed and previewed in the person's zone like every other time on the page. */
 export function RunAtFields({ draft, update, errors, ids, now }: FieldProps & { now?: number }) {
   const id = ids("runAt");
-  const iso = draft.runMode === "at" ? utcInputToIso(draft.runAtLocal) : null;
+  const times = useTimes();
+  const iso = draft.runMode === "at" ? times.fromInput(draft.runAtLocal) : null;
   return (
     <Fieldset legend="When">
       <Choice
@@ -45,19 +46,19 @@ export function RunAtFields({ draft, update, errors, ids, now }: FieldProps & { 
         name={ids("runMode")}
         checked={draft.runMode === "at"}
         onChange={() => update({ runMode: "at" })}
-        label="At a time (UTC)"
+        label={`At a time (${times.label})`}
       />
       {draft.runMode === "at" ? (
         <Field
-          label="Replay at (UTC)"
+          label={`Replay at (${times.label})`}
           htmlFor={id}
           hint={
             iso ? (
               <>
-                Runs at <time dateTime={iso}>{formatUtc(iso, { seconds: false })}</time> ({untilText(iso, now)}).
+                Runs at <Time iso={iso} seconds={false} /> ({untilText(iso, now)}).
               </>
             ) : (
-              "Date and time in UTC, as every time on this page."
+              `Date and time in ${times.label}, as every time on this page.`
             )
           }
           error={<FieldError id={`${id}-error`} messages={errors.runAt} />}
@@ -66,7 +67,7 @@ export function RunAtFields({ draft, update, errors, ids, now }: FieldProps & { 
             id={id}
             type="datetime-local"
             value={draft.runAtLocal}
-            min={utcInputNow(now)}
+            min={times.toInput(nowIso(now))}
             onChange={(event) => update({ runAtLocal: event.target.value })}
             aria-invalid={errors.runAt ? true : undefined}
             aria-describedby={describedBy(id, true)}

@@ -9,7 +9,7 @@ import { ActionForm } from "./action-form";
 import { primaryAction } from "./action-panel";
 import { buildActionRequest } from "./action-request";
 import { type ActionDraft, newDraft } from "./draft";
-import { untilText, utcInputToIso } from "./run-at";
+import { untilText } from "./run-at";
 
 // The record's action forms, split on the shared Field: each field's label,
 // hint and error reach its control; the cancel's tick names the cancel's own check, not the
@@ -152,7 +152,7 @@ describe("ReasonField", () => {
 
 describe("buildActionRequest", () => {
   const NOW = Date.parse("2031-05-04T10:00:00Z");
-  it("reads the replay time as UTC, whatever the browser's zone", () => {
+  it("reads the replay time in the person's zone, whatever the browser's", () => {
     const draft = { ...newDraft("replay", record()), reason: "fixed", checkDone: true };
     const built = buildActionRequest(
       { ...draft, runMode: "at", runAtLocal: "2031-05-04T10:30" },
@@ -160,25 +160,30 @@ describe("buildActionRequest", () => {
         check: null,
         envelope: null,
       },
-      NOW,
+      { now: NOW },
     );
     expect(built).toEqual({
       body: expect.objectContaining({ action: "replay", runAt: "2031-05-04T10:30:00.000Z", checkDone: true }),
     });
+    // Someone who chose Los Angeles time types 09:00: 16:00Z in May (PDT).
+    const inLosAngeles = buildActionRequest(
+      { ...draft, runMode: "at", runAtLocal: "2031-05-04T09:00" },
+      { check: null, envelope: null },
+      { now: NOW, zone: "America/Los_Angeles" },
+    );
+    expect(inLosAngeles).toEqual({ body: expect.objectContaining({ runAt: "2031-05-04T16:00:00.000Z" }) });
     const past = buildActionRequest(
       { ...draft, runMode: "at", runAtLocal: "2031-05-04T08:00" },
       {
         check: null,
         envelope: null,
       },
-      NOW,
+      { now: NOW },
     );
     expect(past).toEqual({ errors: { runAt: ["this time has passed: choose a later one, or Now"] } });
   });
 
-  it("helpers: UTC input and the time until it", () => {
-    expect(utcInputToIso("2031-05-04T10:30")).toBe("2031-05-04T10:30:00.000Z");
-    expect(utcInputToIso("tomorrow")).toBeNull();
+  it("helpers: the time until it", () => {
     expect(untilText("2031-05-04T12:05:00Z", NOW)).toBe("in 2 h 5 min");
   });
 });

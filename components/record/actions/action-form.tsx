@@ -13,6 +13,7 @@ import { useRecordAction } from "../use-record";
 import { ActionExplanation, SUBMIT_LABEL } from "./action-copy";
 import { CheckField, ProblemSummary, ProviderRefField, ReasonField, RunAtFields } from "./action-fields";
 import { describeActionFailure, type FormProblem } from "./action-problem";
+import { useTimes } from "@/components/ui/time-zone";
 import { buildActionRequest } from "./action-request";
 import { checkPayload, correctionKind, proposedEnvelope, suppliedEnvelope } from "./correction";
 import { CorrectionEdit, CorrectionReview } from "./correction-fields";
@@ -59,6 +60,7 @@ export function ActionForm({
   onDone: (message: string, version: number) => void;
 }) {
   const mutation = useRecordAction(record.id);
+  const times = useTimes();
   const prefix = useId();
   const ids = (field: string) => `${prefix}-${field.replaceAll(".", "-")}`;
   const [errors, setErrors] = useState<FieldErrors>({});
@@ -174,7 +176,7 @@ export function ActionForm({
       focus("stale");
       return;
     }
-    const built = buildActionRequest(draft, { check, envelope: envelopeInput });
+    const built = buildActionRequest(draft, { check, envelope: envelopeInput }, { zone: times.zone });
     if ("errors" in built) return fail(built.errors, "Some fields need attention");
     setErrors({});
     setProblem(null);

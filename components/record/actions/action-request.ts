@@ -2,7 +2,7 @@ import { actionRequestSchema, needsCheckConfirmation, type ActionRequest } from 
 import type { PayloadCheck, suppliedEnvelope } from "./correction";
 import type { ActionDraft } from "./draft";
 import { type FieldErrors, groupIssues } from "./field-errors";
-import { utcInputToIso } from "./run-at";
+import { UTC, wallClockToIso, zoneLabel } from "@/lib/time-zone";
 
 type SuppliedEnvelope = ReturnType<typeof suppliedEnvelope>;
 
@@ -13,15 +13,16 @@ type SuppliedEnvelope = ReturnType<typeof suppliedEnvelope>;
 export function buildActionRequest(
   draft: ActionDraft,
   correction: { check: PayloadCheck | null; envelope: SuppliedEnvelope | null },
-  now: number = Date.now(),
+  { now = Date.now(), zone = UTC }: { now?: number; zone?: string } = {},
 ): { body: ActionRequest } | { errors: FieldErrors } {
   const { action } = draft;
   const body: Record<string, unknown> = { action, expectedVersion: draft.base.version, reason: draft.reason };
   if (needsCheckConfirmation(action)) body.checkDone = draft.checkDone;
   const found: FieldErrors = {};
   if (action === "replay" && draft.runMode === "at") {
-    const iso = utcInputToIso(draft.runAtLocal);
-    if (!iso) found.runAt = ["choose the date and time of the replay (UTC)"];
+    // Typed in the person's zone, as every time on the page (lib/time-zone.ts).
+    const iso = wallClockToIso(draft.runAtLocal, zone);
+    if (!iso) found.runAt = [`choose the date and time of the replay (${zoneLabel(zone)})`];
     else if (Date.parse(iso) < now - 60_000) found.runAt = ["this time has passed: choose a later one, or Now"];
     else body.runAt = iso;
   }

@@ -13,7 +13,7 @@ export interface ActionDraft {
   reason: string;
   checkDone: boolean;
   runMode: "now" | "at";
-  /** `datetime-local` value, read as UTC (run-at.ts), as every time on the page. */
+  /** `datetime-local` value, read in the person's zone (lib/time-zone.ts), as every time on the page. */
   runAtLocal: string;
   providerRef: string;
   payloadText: string;

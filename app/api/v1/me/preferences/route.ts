@@ -1,0 +1,14 @@
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { preferencesSchema } from "@/lib/users/people-schema";
+import { preferencesOf, setPreferences } from "@/lib/users/preferences";
+
+/** GET /api/v1/me/preferences: the signed-in person's settings. */
+export const GET = apiRoute("preferences.own", async ({ actor }) =>
+  Response.json({ preferences: await preferencesOf(actor) }),
+);
+
+/** PUT /api/v1/me/preferences {timeZone}: changes them; every time the console shows follows. */
+export const PUT = apiRoute("preferences.own", async ({ request, actor }) => {
+  const { data } = await parseJsonBody(request, preferencesSchema);
+  return Response.json({ preferences: await setPreferences(actor, data) });
+});
