@@ -1,8 +1,8 @@
 import type { Page } from "@playwright/test";
 import { expect, invoiceReminder, openDialog, type ReportInput, test, uniqueTag } from "./records";
 
-// A scheduled replay's controls on the record page (ADR 0028): run now, reschedule with a UTC
-// preview, unschedule back to open. Each scenario schedules its own record's replay an hour
+// A scheduled replay's controls on the record page (ADR 0028): run now, reschedule with a
+// preview in the person's zone (UTC unless they chose theirs, ADR 0043), unschedule back to open. Each scenario schedules its own record's replay an hour
 // ahead through the API, then uses the page, and checks the outcome through the API.
 
 interface Detail {
@@ -185,5 +185,67 @@ test.describe("in a browser in Los Angeles", () => {
 
     expect(replayed).toBe(`${day}T09:00:00.000Z`);
     expect(rescheduled).toBe(replayed);
+  });
+
+  test("a person who chooses Los Angeles time reads and types every time in it, and the choice is kept", async ({
+    page,
+    loginAs,
+    report,
+  }) => {
+    const LA = "America/Los_Angeles";
+    const inLosAngeles = (iso: string) =>
+      new Intl.DateTimeFormat("sv-SE", {
+        timeZone: LA,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        hourCycle: "h23",
+      })
+        .format(new Date(iso))
+        .replace(" ", "T");
+    await loginAs("owner");
+    const { id } = await scheduledRecord(page, report);
+    await page.goto(`/reviews/${id}`);
+    const zone = page.getByRole("combobox", { name: "Show times in" });
+    await expect(zone).toHaveValue("UTC");
+    await expect(controls(page)).toContainText(" UTC");
+
+    // The header offers this browser's zone; choosing it changes every time on the page at once.
+    await zone.selectOption(LA);
+    const due = (await readRecord(page, id)).replays[0]!.runAt;
+    await expect(controls(page)).toContainText(`Due ${inLosAngeles(due).replace("T", " ")}`);
+    await expect(controls(page)).toContainText(LA);
+
+    // The reschedule starts at the due time, as Los Angeles reads it, and reads what is typed there.
+    const reschedule = await openDialog(
+      page,
+      controls(page).getByRole("button", { name: "Reschedule…" }),
+      "Reschedule the replay",
+    );
+    await expect(reschedule.getByLabel(`New time (${LA})`)).toHaveValue(inLosAngeles(due));
+    await reschedule.getByLabel(`New time (${LA})`).fill("2027-01-15T09:00");
+    await expect(reschedule.getByText(`Due 2027-01-15 09:00 ${LA}`)).toBeVisible();
+    await reschedule.getByLabel("Reason (required)").fill("after the customer's morning");
+    await reschedule.getByRole("button", { name: "Reschedule", exact: true }).click();
+    await expect(
+      page.getByRole("status").filter({ hasText: `Rescheduled: due 2027-01-15 09:00:00 ${LA}.` }),
+    ).toBeVisible();
+    // 09:00 in Los Angeles in January is 17:00 UTC (PST, UTC-8).
+    expect((await readRecord(page, id)).replays[0]!.runAt).toBe("2027-01-15T17:00:00.000Z");
+
+    // Kept with the account: after a reload, and on pages rendered by the server.
+    await page.reload();
+    await expect(page.getByRole("combobox", { name: "Show times in" })).toHaveValue(LA);
+    await expect(controls(page)).toContainText(`Due 2027-01-15 09:00:00 ${LA}`);
+    await page.goto("/audit");
+    await expect(page.getByRole("columnheader", { name: `Time (${LA})` })).toBeVisible();
+    await expect(page.getByLabel(`From (${LA}, inclusive)`)).toBeVisible();
+
+    // Back to UTC: the same instant, named in UTC.
+    await page.goto(`/reviews/${id}`);
+    await page.getByRole("combobox", { name: "Show times in" }).selectOption("UTC");
+    await expect(controls(page)).toContainText("Due 2027-01-15 17:00:00 UTC");
   });
 });
