@@ -64,6 +64,8 @@ interface Probe {
   unreadable?: number;
   /** The answer when every check passes: one the document lists. */
   allowed: number;
+  /** The answer to a token that holds the permission, for a route that is a person's only. */
+  asToken?: number;
   request: (
     target: Target | undefined,
     actor: Actor,
@@ -295,6 +297,9 @@ const PROBES: Record<string, Probe> = {
     allowed: 404,
     request: async () => ({ params: { approvalId: UNKNOWN }, body: { reason } }),
   },
+  // A person's own settings: a token has none.
+  "GET /api/v1/me/preferences": { allowed: 200, asToken: 403, request: nothing },
+  "PUT /api/v1/me/preferences": { allowed: 400, asToken: 403, request: async () => ({ body: {} }) },
   "GET /api/health": { allowed: 200, request: nothing },
   "GET /api/metrics": { allowed: 200, request: nothing },
   "GET /api/openapi.json": { allowed: 200, request: nothing },
@@ -309,6 +314,7 @@ function expected(op: ApiOperation, probe: Probe, actor: Actor | null, target: T
   if (op.access.kind === "public") return probe.allowed;
   if (!actor) return 401;
   if (op.access.kind === "permission" && !holdsPermission(actor.grants, op.access.permission)) return 403;
+  if (probe.asToken !== undefined && actor.token) return probe.asToken;
   if (target && probe.read && !canIn(actor.grants, probe.read, target.domain)) return probe.unreadable ?? 404;
   if (target && probe.act && !canIn(actor.grants, probe.act, target.domain)) return 403;
   return probe.allowed;

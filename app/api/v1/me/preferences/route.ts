@@ -1,6 +1,6 @@
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { preferencesSchema } from "@/lib/users/people-schema";
-import { preferencesOf, setPreferences } from "@/lib/users/preferences";
+import { personOf, preferencesOf, setPreferences } from "@/lib/users/preferences";
 
 /** GET /api/v1/me/preferences: the signed-in person's settings. */
 export const GET = apiRoute("preferences.own", async ({ actor }) =>
@@ -9,6 +9,7 @@ export const GET = apiRoute("preferences.own", async ({ actor }) =>
 
 /** PUT /api/v1/me/preferences {timeZone}: changes them; every time the console shows follows. */
 export const PUT = apiRoute("preferences.own", async ({ request, actor }) => {
+  personOf(actor); // a token is refused before its body is read
   const { data } = await parseJsonBody(request, preferencesSchema);
   return Response.json({ preferences: await setPreferences(actor, data) });
 });
