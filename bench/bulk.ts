@@ -25,7 +25,7 @@ import { ms, summarize, table, withBenchDatabase } from "./support";
  *
  * The records are written with one INSERT .. SELECT generate_series each cause, shaped like what
  * intake writes (envelope text, message_key, indexed keys, source), but without history rows or
- * decision-log entries (load, not evidence), as lib/seed/synthetic.ts does. Its own generator
+ * decision-log entries (load, not evidence), as testing/seed/synthetic.ts does. Its own generator
  * does not fit: it spreads records over many causes and kinds, while an operation selects one.
  */
 

@@ -15,9 +15,9 @@ import {
   type IncomingMessage,
   type Transport,
 } from "@review-console/consumer";
-import { createInProcessConsumer, inProcessRuntime } from "@/lib/worker/in-process";
-import { brokerFor } from "@/lib/worker/brokers";
-import { type TransportName, transportOption } from "@/lib/worker/transport-option";
+import { createInProcessConsumer, inProcessRuntime } from "@/testing/worker/in-process";
+import { brokerFor } from "@/testing/worker/brokers";
+import { type TransportName, transportOption } from "@/testing/worker/transport-option";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 
 /*

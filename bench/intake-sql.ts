@@ -6,7 +6,7 @@ import { closeDb } from "@/lib/db/client";
 import { withConnection } from "@/lib/db/connection";
 import { migrate } from "@/lib/db/migrate";
 import { intakeReports, intakeRoundQueryOf, type Report } from "@/lib/reviews/intake";
-import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
+import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { invoiceReport, seedWithProgress, table, withBenchDatabase } from "./support";
 
 /*

@@ -80,7 +80,7 @@ async function main() {
 
     token = (await createApiToken("bench-list", "owner")).token;
 
-    // Reference values from the data itself (lib/seed/synthetic.ts), so every search below
+    // Reference values from the data itself (testing/seed/synthetic.ts), so every search below
     // looks for something that exists: the record in the middle of the table (its id, message id
     // and sequence key), the first record from there on that has an effect key, a rare word (an
     // amountCents value of six digits: about 250 records carry it), and the oldest seq, so a

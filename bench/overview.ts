@@ -10,7 +10,7 @@ import { ms, seedWithProgress, summarize, type Summary, table, withBenchDatabase
  * Latency of the overview's data (GET /api/v1/overview) on a large table, measured in-process
  * through the real route handler (token lookup, query parsing, the five reads, the JSON answer),
  * one request at a time, per window. The synthetic records are spread over the 30 days up to now
- * (lib/seed/synthetic.ts), about a quarter of them resolved or cancelled, so every window has
+ * (testing/seed/synthetic.ts), about a quarter of them resolved or cancelled, so every window has
  * arrivals and finished records, and the 30-day window's time to resolution is a sample.
  */
 

@@ -7,8 +7,8 @@ import { GET as statsRoute } from "@/app/api/v1/reviews/stats/route";
 import { type Actor } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
-import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
-import { seedSyntheticRecords } from "@/lib/seed/synthetic";
+import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
+import { seedSyntheticRecords } from "@/testing/seed/synthetic";
 import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*

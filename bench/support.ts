@@ -7,7 +7,7 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from "@/lib/db/embedded"
 import { migrate } from "@/lib/db/migrate";
 import { intakeReports } from "@/lib/reviews/intake";
 import type { ReportInput } from "@/lib/reviews/schema";
-import { seedSyntheticRecords } from "@/lib/seed/synthetic";
+import { seedSyntheticRecords } from "@/testing/seed/synthetic";
 import { withConnection } from "@/lib/db/connection";
 
 // Shared by the benchmarks: where they run, and how their figures are summarised.
@@ -136,7 +136,7 @@ export async function runConcurrently(
   return latencies;
 }
 
-/** Seeds `count` synthetic records (lib/seed/synthetic.ts), telling how far it got every 250,000. */
+/** Seeds `count` synthetic records (testing/seed/synthetic.ts), telling how far it got every 250,000. */
 export async function seedWithProgress(url: string, count: number): Promise<{ inserted: number; ms: number }> {
   console.log(`seeding ${count.toLocaleString("en")} synthetic records ...`);
   let reported = 0;

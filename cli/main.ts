@@ -100,7 +100,7 @@ program
         for (const t of credentials.tokens) console.log(`token ${t.role}  ${t.token}`);
       }
       if (options.records) {
-        const { seedSyntheticRecords } = await import("@/lib/seed/synthetic");
+        const { seedSyntheticRecords } = await import("@/testing/seed/synthetic");
         const result = await seedSyntheticRecords(url, options.records, {
           onProgress: (done) => process.stderr.write(`\r${done} records`),
         });
@@ -108,7 +108,7 @@ program
         console.log(`ok ${result.inserted} synthetic records in ${(result.ms / 1000).toFixed(1)} s`);
       }
       if (options.logEntries) {
-        const { seedSyntheticLogEntries } = await import("@/lib/seed/synthetic-log");
+        const { seedSyntheticLogEntries } = await import("@/testing/seed/synthetic-log");
         const result = await seedSyntheticLogEntries(url, options.logEntries, {
           onProgress: (done) => process.stderr.write(`\r${done} entries`),
         });

@@ -8,7 +8,7 @@ import { test, expect } from "@playwright/test";
 import { hashToken, newToken } from "../lib/auth/tokens";
 import { withConnection } from "../lib/db/connection";
 import { migrate } from "../lib/db/migrate";
-import { resolveTestServer } from "../lib/db/test-server";
+import { resolveTestServer } from "../testing/db/test-server";
 import { type RunningServer, startServer, stopServer } from "./fixtures";
 
 // From outside: the consumer package as a team installs it. `npm pack` makes the tarballs of

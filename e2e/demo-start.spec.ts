@@ -6,7 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
 import { withConnection } from "../lib/db/connection";
-import { resolveTestServer } from "../lib/db/test-server";
+import { resolveTestServer } from "../testing/db/test-server";
 import { freePort, waitForHealth } from "../lib/net/local-server";
 
 // `npm start -- --demo` on a fresh clone against a database of one's own: DATABASE_URL set, no

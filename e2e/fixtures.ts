@@ -23,7 +23,7 @@ import pg from "pg";
 import type { PersonRole } from "@/lib/access/person-roles";
 import { migrate } from "../lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "../lib/db/roles";
-import { resolveTestServer } from "../lib/db/test-server";
+import { resolveTestServer } from "../testing/db/test-server";
 import { freePort, waitForHealth } from "../lib/net/local-server";
 import { withConnection } from "../lib/db/connection";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
 import { hashToken, newToken } from "../lib/auth/tokens";
 import { migrate } from "../lib/db/migrate";
-import { resolveTestServer } from "../lib/db/test-server";
+import { resolveTestServer } from "../testing/db/test-server";
 import { withConnection } from "../lib/db/connection";
 import { type RunningServer, startServer, stopServer } from "./fixtures";
 

@@ -7,7 +7,7 @@ import { test, expect, type APIRequestContext } from "@playwright/test";
 import { hashToken, newToken } from "../lib/auth/tokens";
 import { withConnection } from "../lib/db/connection";
 import { migrate } from "../lib/db/migrate";
-import { resolveTestServer } from "../lib/db/test-server";
+import { resolveTestServer } from "../testing/db/test-server";
 import { type RunningServer, startServer, stopServer } from "./fixtures";
 
 // A worker in another language: examples/python-worker (Python standard library only) reports a

@@ -5,7 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { z } from "zod";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import { createInProcessConsumer } from "@/lib/worker/in-process";
+import { createInProcessConsumer } from "@/testing/worker/in-process";
 import {
   CRASH_ENV,
   CRASH_MARKER,
@@ -15,15 +15,15 @@ import {
   PermanentFailure,
   type Transport,
 } from "@review-console/consumer";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { type Broker, brokerFor } from "@/lib/worker/brokers";
-import { type TransportName, transportOption } from "@/lib/worker/transport-option";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { type Broker, brokerFor } from "@/testing/worker/brokers";
+import { type TransportName, transportOption } from "@/testing/worker/transport-option";
 import { runMain } from "./run-main";
-import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
+import { hostAndPort, TcpProxy, throughProxy } from "@/testing/worker/tcp-proxy";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
-import { resolveTestServer } from "@/lib/db/test-server";
+import { resolveTestServer } from "@/testing/db/test-server";
 
 /*
  * `npm run test:crash [-- --transport redis|rabbitmq|nats]`: the consumer runtime under SIGKILL,

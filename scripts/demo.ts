@@ -1,10 +1,10 @@
 import "dotenv/config";
 import path from "node:path";
-import { createInProcessConsumer } from "@/lib/worker/in-process";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { brokerFor } from "@/lib/worker/brokers";
-import { type TransportName, transportOption } from "@/lib/worker/transport-option";
+import { createInProcessConsumer } from "@/testing/worker/in-process";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { brokerFor } from "@/testing/worker/brokers";
+import { type TransportName, transportOption } from "@/testing/worker/transport-option";
 import { reportMessage, runMain } from "./run-main";
 import type { IncomingMessage, Outcome, Transport } from "@review-console/consumer";
 import { closeDb, db } from "@/lib/db/client";

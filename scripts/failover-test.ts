@@ -11,8 +11,8 @@ import { publish } from "@review-console/consumer/redis";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { freePort } from "@/lib/net/local-server";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { connectRedis, reminder } from "@/lib/worker/harness";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
+import { connectRedis, reminder } from "@/testing/worker/harness";
 import {
   ApiClient,
   ApiTally,

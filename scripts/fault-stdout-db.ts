@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import pg from "pg";
 import { sleep } from "@review-console/consumer";
 import { migrate } from "@/lib/db/migrate";
-import { resolveTestServer } from "@/lib/db/test-server";
+import { resolveTestServer } from "@/testing/db/test-server";
 import { freePort } from "@/lib/net/local-server";
 import { apiToken, type Child, startConsole } from "./fleet";
 import { runMain } from "./run-main";

@@ -1,8 +1,8 @@
 import "dotenv/config";
-import { brokerFor } from "@/lib/worker/brokers";
-import type { TransportName } from "@/lib/worker/transport-option";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { createInProcessConsumer } from "@/lib/worker/in-process";
+import { brokerFor } from "@/testing/worker/brokers";
+import type { TransportName } from "@/testing/worker/transport-option";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { createInProcessConsumer } from "@/testing/worker/in-process";
 
 /*
  * One worker process of the fault tests (scripts/scale-out-test.ts, scripts/restart-test.ts),

@@ -5,7 +5,7 @@ import path from "node:path";
 import { sleep } from "@review-console/consumer";
 import { natsReachable } from "@review-console/consumer/nats";
 import { rabbitmqReachable } from "@review-console/consumer/rabbitmq";
-import { connectRedis } from "@/lib/worker/harness";
+import { connectRedis } from "@/testing/worker/harness";
 import { freePort } from "@/lib/net/local-server";
 import { killOnExit } from "./fleet";
 

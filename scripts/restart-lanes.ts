@@ -1,8 +1,8 @@
 import { sleep } from "@review-console/consumer";
-import type { SentEmail } from "@/lib/worker/demo/fake-email-provider";
-import { type BrokerSession, brokerFor } from "@/lib/worker/brokers";
-import { reminder } from "@/lib/worker/harness";
-import type { TransportName } from "@/lib/worker/transport-option";
+import type { SentEmail } from "@/testing/worker/demo/fake-email-provider";
+import { type BrokerSession, brokerFor } from "@/testing/worker/brokers";
+import { reminder } from "@/testing/worker/harness";
+import type { TransportName } from "@/testing/worker/transport-option";
 
 // The parts of `npm run test:restarts` that every broker shares: a producer writing invoice
 // reminders round robin over its keys (written again when the broker does not confirm), what the

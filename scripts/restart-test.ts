@@ -14,8 +14,8 @@ import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { freePort } from "@/lib/net/local-server";
 import { createUser } from "@/lib/users/create-user";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { connectRedis, reminder } from "@/lib/worker/harness";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
+import { connectRedis, reminder } from "@/testing/worker/harness";
 import type { RedisClient } from "@review-console/consumer/redis";
 import {
   ApiClient,

@@ -6,11 +6,11 @@ import pg from "pg";
 import { sleep } from "@review-console/consumer";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
-import { resolveTestServer } from "@/lib/db/test-server";
+import { resolveTestServer } from "@/testing/db/test-server";
 import { freePort } from "@/lib/net/local-server";
-import { brokerFor } from "@/lib/worker/brokers";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { reminder } from "@/lib/worker/harness";
+import { brokerFor } from "@/testing/worker/brokers";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
+import { reminder } from "@/testing/worker/harness";
 import {
   ApiClient,
   ApiTally,

@@ -2,7 +2,7 @@ import "dotenv/config";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { resolveTestServer } from "@/lib/db/test-server";
+import { resolveTestServer } from "@/testing/db/test-server";
 import { runMain } from "./run-main";
 
 // `npm test`: every tier. Unit and integration (vitest), then a production build and the

@@ -16,7 +16,7 @@ import { loadPrivateKey, loadPublicKey, signCheckpoint } from "@/lib/audit/check
 import { formatEntryTime, verifyDecisionLog } from "@/lib/audit/verify";
 import { verifyArchiveText } from "@/lib/retention/log-archive-file";
 import { spanOf, writeMonthFile } from "@/lib/retention/log-archive";
-import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
+import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -20,8 +20,15 @@ import {
   type Outcome,
   PermanentFailure,
 } from "@review-console/consumer";
-import { inProcessRuntime } from "@/lib/worker/in-process";
-import { connectRedis, deleteStreams, eventually, redisReachable, startWorker, uniqueName } from "@/lib/worker/harness";
+import { inProcessRuntime } from "@/testing/worker/in-process";
+import {
+  connectRedis,
+  deleteStreams,
+  eventually,
+  redisReachable,
+  startWorker,
+  uniqueName,
+} from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
 import { setupTestDatabase } from "../support/database";
 

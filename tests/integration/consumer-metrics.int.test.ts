@@ -30,8 +30,8 @@ import {
   publish as publishNats,
 } from "@review-console/consumer/nats";
 import { prometheusMetrics, serveMetrics, type MetricsServer } from "@review-console/consumer/metrics";
-import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
-import { eventually, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import type { InProcessConsumerOptions } from "@/testing/worker/in-process";
+import { eventually, startWorker, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import { missingBroker, setupConsumerTest, startTransportWorker } from "../support/consumer";
 import { CREATE_LEDGER, gatedLedger, ledgerRegistry as registry } from "../support/ledger";
 import { promtool, promtoolAvailable } from "../support/promtool";

@@ -16,9 +16,9 @@ import {
   type JetStreamManager,
 } from "@nats-io/jetstream";
 import { nanos, type NatsConnection } from "@nats-io/transport-node";
-import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import type { InProcessConsumerOptions } from "@/testing/worker/in-process";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { eventually, reminder, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import {
   connectNats,
   NatsJetStreamTransport,
@@ -27,7 +27,7 @@ import {
   publish,
   type NatsJetStreamOptions,
 } from "@review-console/consumer/nats";
-import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
+import { hostAndPort, TcpProxy, throughProxy } from "@/testing/worker/tcp-proxy";
 import { recordingLogger, setupBrokerTest, startTransportWorker } from "../support/consumer";
 import { CREATE_LEDGER, gatedLedger, ledgerRegistry } from "../support/ledger";
 

@@ -7,12 +7,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import { type ProviderRule } from "@/lib/worker/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { type ProviderRule } from "@/testing/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { PermanentFailure, TemporaryFailure, type Handler } from "@review-console/consumer";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
-import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
+import type { InProcessConsumerOptions } from "@/testing/worker/in-process";
 import { setupConsumerTest } from "../support/consumer";
 
 const consumerTest = await setupConsumerTest("consumer-outcomes");

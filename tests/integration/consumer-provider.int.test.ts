@@ -5,10 +5,10 @@
  */
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { EffectOutcomeUnknownError, TemporaryFailure } from "@review-console/consumer";
-import { reminder } from "@/lib/worker/harness";
+import { reminder } from "@/testing/worker/harness";
 import { envelopeSchema } from "@review-console/contract";
 
 const provider = new FakeEmailProvider();

@@ -6,9 +6,9 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ChannelModel, ConfirmChannel } from "amqplib";
-import type { InProcessConsumerOptions } from "@/lib/worker/in-process";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { eventually, reminder, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import type { InProcessConsumerOptions } from "@/testing/worker/in-process";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { eventually, reminder, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import {
   connectRabbitMq,
   declareQueue,
@@ -18,7 +18,7 @@ import {
   rabbitmqUrl,
   type RabbitMqOptions,
 } from "@review-console/consumer/rabbitmq";
-import { hostAndPort, TcpProxy, throughProxy } from "@/lib/worker/tcp-proxy";
+import { hostAndPort, TcpProxy, throughProxy } from "@/testing/worker/tcp-proxy";
 import { recordingLogger, setupBrokerTest, startTransportWorker } from "../support/consumer";
 import { CREATE_LEDGER, gatedLedger, ledgerRegistry } from "../support/ledger";
 

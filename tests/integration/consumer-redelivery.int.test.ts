@@ -4,8 +4,8 @@
  * count limit that turns a message handed out again and again into a review record.
  */
 import { describe, expect, it } from "vitest";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import { createRedisClient, publish, type RedisClient } from "@review-console/consumer/redis";
 import { setupConsumerTest } from "../support/consumer";
 

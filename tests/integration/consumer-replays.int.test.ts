@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Actor } from "@/lib/access";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
 import { performAction } from "@/lib/reviews/actions/perform-action";

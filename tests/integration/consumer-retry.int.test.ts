@@ -4,8 +4,8 @@
  * delay, and a message already routed to review is routed again on redelivery, never re-run.
  */
 import { describe, expect, it } from "vitest";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/lib/worker/harness";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
 import { setupConsumerTest } from "../support/consumer";
 

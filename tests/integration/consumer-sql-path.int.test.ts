@@ -13,8 +13,8 @@ import { z } from "zod";
 import { createKindRegistry } from "@review-console/contract";
 import { closeConsumerPool, CommitNotConfirmed, commitPipelined, consumerPool } from "@/packages/consumer/src/pipeline";
 import type { ConsumerRuntime, ConsumerTx, IncomingMessage, Outcome } from "@review-console/consumer";
-import { inProcessRuntime } from "@/lib/worker/in-process";
-import { uniqueName } from "@/lib/worker/harness";
+import { inProcessRuntime } from "@/testing/worker/in-process";
+import { uniqueName } from "@/testing/worker/harness";
 import { setupTestDatabase } from "../support/database";
 
 const database = setupTestDatabase();

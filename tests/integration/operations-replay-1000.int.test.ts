@@ -10,8 +10,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { verifyDecisionLog } from "@/lib/audit/verify";
-import { emailReminderHandler } from "@/lib/worker/demo/reminder-handler";
-import { eventually, startWorker, uniqueName } from "@/lib/worker/harness";
+import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
+import { eventually, startWorker, uniqueName } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
 import { runDispatcher } from "@/lib/operations/dispatcher";
 import { setupConsumerTest } from "../support/consumer";

@@ -12,7 +12,7 @@ import { claimDueReplays, renewClaims } from "@/lib/replays/claim";
 import { performAction } from "@/lib/reviews/actions/perform-action";
 import { intakeReports } from "@/lib/reviews/intake";
 import { reportSchema } from "@/lib/reviews/schema";
-import { consumerActor, inProcessDesk } from "@/lib/worker/in-process";
+import { consumerActor, inProcessDesk } from "@/testing/worker/in-process";
 import { log } from "@/lib/log";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -5,7 +5,7 @@
  * ran on partitions with their primary keys only.
  */
 import { expect, it } from "vitest";
-import { seedSyntheticLogEntries } from "@/lib/seed/synthetic-log";
+import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { verifyDecisionLog } from "@/lib/audit/verify";
 import { setupTestDatabase, withClient } from "../support/database";
 

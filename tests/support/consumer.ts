@@ -1,8 +1,8 @@
 import { afterAll, beforeAll } from "vitest";
-import { createInProcessConsumer, type InProcessConsumerOptions } from "@/lib/worker/in-process";
-import { FakeEmailProvider } from "@/lib/worker/demo/fake-email-provider";
+import { createInProcessConsumer, type InProcessConsumerOptions } from "@/testing/worker/in-process";
+import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
 import { closeConsumerPool, type Transport } from "@review-console/consumer";
-import { connectRedis, deleteStreams, redisReachable, type RunningWorker } from "@/lib/worker/harness";
+import { connectRedis, deleteStreams, redisReachable, type RunningWorker } from "@/testing/worker/harness";
 import type { RedisClient } from "@review-console/consumer/redis";
 import { setupTestDatabase, type TestDatabase, withClient } from "./database";
 

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { loadMigrations, migrate } from "@/lib/db/migrate";
-import { resolveTestServer } from "@/lib/db/test-server";
+import { resolveTestServer } from "@/testing/db/test-server";
 
 declare module "vitest" {
   export interface ProvidedContext {

@@ -277,7 +277,7 @@ const nats: Broker = {
 
 const BROKERS: Record<TransportName, Broker> = { redis, rabbitmq, nats };
 
-/** The broker behind a `--transport` name (lib/worker/transport-option.ts). */
+/** The broker behind a `--transport` name (testing/worker/transport-option.ts). */
 export function brokerFor(name: TransportName): Broker {
   return BROKERS[name];
 }

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
-import { type EmbeddedDatabase, startEmbeddedPostgres } from "./embedded";
+import { type EmbeddedDatabase, startEmbeddedPostgres } from "../../lib/db/embedded";
 
 /**
  * The PostgreSQL server tests create their databases on: TEST_PG_SERVER_URL, else the server
