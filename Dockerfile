@@ -35,7 +35,7 @@ USER node
 CMD ["node", "--import", "tsx", "scripts/demo.ts", "--transport", "redis"]
 
 # The default target: the console. .next/standalone holds start.mjs (migrations, then our own
-# server), Next's server files, the node_modules they use, prisma/migrations and .next/static.
+# server), Next's server files, the node_modules they use, prisma/migrations, prisma/functions and .next/static.
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 # HOST: inside a container loopback reaches nobody; publish the port on the host's loopback

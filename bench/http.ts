@@ -520,7 +520,11 @@ async function measureBaseline(url: string, checkout: string): Promise<{ results
   await withConnection(server.toString(), (c) => c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
   const previous = process.env.DATABASE_URL;
   try {
-    await migrate(own.toString(), path.join(checkout, "prisma", "migrations"));
+    await migrate(
+      own.toString(),
+      path.join(checkout, "prisma", "migrations"),
+      path.join(checkout, "prisma", "functions"),
+    );
     process.env.DATABASE_URL = own.toString();
     const token = (await createApiToken("bench-http-baseline", "consumer")).token;
     await closeDb();

@@ -9,7 +9,7 @@ import { reportMessage, runMain } from "./run-main";
  * .next/standalone a folder that runs the console on its own, the one the Dockerfile copies.
  * - start.mjs: scripts/standalone-start.ts and what it imports in one file (migrations, runtime
  *   grants, our server), `next` left to the standalone's node_modules, which Next traced;
- * - prisma/migrations, .next/static and public (Next copies neither into the output);
+ * - prisma/migrations, prisma/functions, .next/static and public (Next copies none into the output);
  * - no server.js: Next's own server cannot pass the socket address on (docs/decisions/0017-deployment.md),
  *   so nobody should start it by habit;
  * - no .env: Next copies the one it loaded at build time; an image must not carry one;
@@ -48,6 +48,7 @@ async function main(): Promise<number> {
   });
   const copies: [string, string][] = [
     ["prisma/migrations", "prisma/migrations"],
+    ["prisma/functions", "prisma/functions"],
     [".next/static", ".next/static"],
     ["public", "public"],
   ];

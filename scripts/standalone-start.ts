@@ -42,7 +42,11 @@ async function main(): Promise<number> {
   }
   const { hostname, port } = listenAddress();
   const ownerUrl = process.env.MIGRATION_DATABASE_URL || runtimeUrl;
-  const result = await migrate(ownerUrl, path.join(here, "prisma", "migrations"));
+  const result = await migrate(
+    ownerUrl,
+    path.join(here, "prisma", "migrations"),
+    path.join(here, "prisma", "functions"),
+  );
   for (const name of result.applied) console.log(`migration applied: ${name}`);
   console.log(`migrations: ${result.applied.length} applied, ${result.alreadyApplied} already there`);
   if (ownerUrl !== runtimeUrl) {

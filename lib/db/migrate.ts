@@ -6,6 +6,15 @@ import pg from "pg";
 /** Prisma's layout: prisma/migrations/<timestamp>_<name>/migration.sql, applied in name order. */
 export const MIGRATIONS_DIR = path.resolve(import.meta.dirname, "../../prisma/migrations");
 
+/**
+ * Each SQL function's current definition, one file per function (`prisma/functions/<name>.sql`,
+ * `CREATE OR REPLACE FUNCTION`; docs/decisions/0044-sql-functions-in-one-place.md): applied after
+ * the migrations whenever its text differs from the one last applied. Migrations keep the
+ * definitions they were written with (they are checksummed history); a function's current text is
+ * found here, not by searching migrations.
+ */
+export const FUNCTIONS_DIR = path.resolve(import.meta.dirname, "../../prisma/functions");
+
 // Any constant works; it only has to be the same for every process that migrates.
 const MIGRATION_LOCK_KEY = 727_001;
 
@@ -18,6 +27,23 @@ export interface Migration {
 export interface MigrationResult {
   applied: string[];
   alreadyApplied: number;
+}
+
+/** The function files of `dir` (none when it does not exist), by name; `name` is the file's. */
+export async function loadFunctions(dir = FUNCTIONS_DIR): Promise<Migration[]> {
+  let files: string[];
+  try {
+    files = (await readdir(dir)).filter((f) => f.endsWith(".sql")).sort();
+  } catch (error) {
+    if ((error as { code?: string }).code === "ENOENT") return [];
+    throw error;
+  }
+  return Promise.all(
+    files.map(async (file) => {
+      const sql = await readFile(path.join(dir, file), "utf8");
+      return { name: file, sql, checksum: createHash("sha256").update(sql).digest("hex") };
+    }),
+  );
 }
 
 export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]> {
@@ -40,10 +66,17 @@ export async function loadMigrations(dir = MIGRATIONS_DIR): Promise<Migration[]>
 /**
  * Applies pending migrations, each in its own transaction, under an advisory lock so that two
  * processes starting at once cannot both apply one. An applied migration whose file changed
- * afterwards is an error: the database would no longer match the code that describes it.
+ * afterwards is an error: the database would no longer match the code that describes it. Then
+ * the function files of `functionsDir` whose text changed (the real ones with the real
+ * migrations; none with another set of migrations unless given).
  */
-export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): Promise<MigrationResult> {
+export async function migrate(
+  connectionString: string,
+  dir = MIGRATIONS_DIR,
+  functionsDir: string | null = dir === MIGRATIONS_DIR ? FUNCTIONS_DIR : null,
+): Promise<MigrationResult> {
   const migrations = await loadMigrations(dir);
+  const functions = functionsDir ? await loadFunctions(functionsDir) : [];
   const client = new pg.Client({ connectionString });
   await client.connect();
   try {
@@ -93,11 +126,51 @@ export async function migrate(connectionString: string, dir = MIGRATIONS_DIR): P
       }
       applied.push(m.name);
     }
+    await applyChangedFunctions(client, functions);
     await ensureLogPartitionsAhead(client);
     return { applied, alreadyApplied: migrations.length - applied.length };
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]).catch(() => {});
     await client.end();
+  }
+}
+
+/**
+ * The function files whose text differs from the one last applied (all of them, the first time),
+ * each with its record in one transaction; under the migration lock, so two starting consoles do
+ * not replace one function at once. A file that fails is named, and nothing of it stays.
+ */
+async function applyChangedFunctions(client: pg.Client, functions: Migration[]): Promise<void> {
+  if (functions.length === 0) return;
+  const { rows: found } = await client.query<{ t: string | null }>(
+    `SELECT to_regclass('"_review_console_functions"')::text AS t`,
+  );
+  if (!found[0]?.t) {
+    await client.query(`CREATE TABLE IF NOT EXISTS "_review_console_functions" (
+      "name" TEXT PRIMARY KEY,
+      "checksum" TEXT NOT NULL,
+      "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+  }
+  const { rows } = await client.query<{ name: string; checksum: string }>(
+    `SELECT name, checksum FROM "_review_console_functions"`,
+  );
+  const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+  for (const f of functions) {
+    if (applied.get(f.name) === f.checksum) continue;
+    await client.query("BEGIN");
+    try {
+      await client.query(f.sql);
+      await client.query(
+        `INSERT INTO "_review_console_functions" (name, checksum) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET checksum = EXCLUDED.checksum, applied_at = now()`,
+        [f.name, f.checksum],
+      );
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK");
+      throw new Error(`function file ${f.name} failed: ${(error as Error).message}`, { cause: error });
+    }
   }
 }
 

@@ -4,11 +4,11 @@
  * a copy of prisma/migrations under the OS temp directory, so the real files are never touched.
  */
 import { randomBytes } from "node:crypto";
-import { appendFile, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { loadMigrations, migrate, MIGRATIONS_DIR } from "@/lib/db/migrate";
+import { FUNCTIONS_DIR, loadFunctions, loadMigrations, migrate, MIGRATIONS_DIR } from "@/lib/db/migrate";
 import { createTestDatabase, dropTestDatabase, withClient, type TestDatabase } from "../support/database";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -206,5 +206,67 @@ describe("migrate()", () => {
 
     expect(await recorded(database.url)).toEqual(before);
     expect(await tableExists(database.url, "partial_effect"), "the migration committed without its record").toBe(false);
+  });
+});
+
+/** Every function of the public schema (not an extension's), with its definition as PostgreSQL prints it. */
+async function functionDefinitions(url: string): Promise<Record<string, string>> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ name: string; definition: string }>(
+      `SELECT p.proname AS name, pg_get_functiondef(p.oid) AS definition
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+        WHERE n.nspname = 'public'
+          AND NOT EXISTS (SELECT 1 FROM pg_depend d WHERE d.objid = p.oid AND d.deptype = 'e')`,
+    );
+    return Object.fromEntries(rows.map((r) => [r.name, r.definition]));
+  });
+}
+
+describe("SQL functions: one file each (prisma/functions, ADR 0044)", () => {
+  it("each function's current definition is its file: the migrations alone give the same definitions", async () => {
+    const onlyMigrations = await emptyDatabase();
+    await migrate(onlyMigrations.url, (await migrationsCopy()).dir); // a copy: no function files
+    const withFiles = await emptyDatabase();
+    await migrate(withFiles.url);
+    const files = (await loadFunctions()).map((f) => f.name.replace(/\.sql$/, "")).sort();
+    const defined = await functionDefinitions(withFiles.url);
+    expect(Object.keys(defined).sort(), "a function without a file, or a file without a function").toEqual(files);
+    expect(defined).toEqual(await functionDefinitions(onlyMigrations.url));
+  });
+
+  it("applies a function file whose text changed, once, and names a file that fails", async () => {
+    const migrations = await migrationsCopy();
+    const functions = await mkdtemp(path.join(os.tmpdir(), "rc-functions-"));
+    cleanups.push(() => rm(functions, { recursive: true, force: true }));
+    await cp(FUNCTIONS_DIR, functions, { recursive: true });
+    const database = await emptyDatabase();
+    await migrate(database.url, migrations.dir, functions);
+    const appliedAt = async () =>
+      withClient(database.url, async (c) => {
+        const { rows } = await c.query(
+          `SELECT applied_at FROM "_review_console_functions" WHERE name = 'decision_log_ensure_partitions.sql'`,
+        );
+        return (rows[0]?.applied_at as Date).getTime();
+      });
+    const first = await appliedAt();
+
+    const file = path.join(functions, "decision_log_ensure_partitions.sql");
+    const text = await readFile(file, "utf8");
+    await writeFile(
+      file,
+      text.replace(/\$\$;\s*$/, () => "-- changed in place\n$$;\n"),
+    );
+    await migrate(database.url, migrations.dir, functions);
+    expect((await functionDefinitions(database.url)).decision_log_ensure_partitions).toContain("-- changed in place");
+    const second = await appliedAt();
+    expect(second).toBeGreaterThan(first);
+    await migrate(database.url, migrations.dir, functions);
+    expect(await appliedAt(), "an unchanged file is not applied again").toBe(second);
+
+    await writeFile(file, "CREATE OR REPLACE FUNCTION decision_log_ensure_partitions(");
+    await expect(migrate(database.url, migrations.dir, functions)).rejects.toThrow(
+      "function file decision_log_ensure_partitions.sql failed",
+    );
+    expect((await functionDefinitions(database.url)).decision_log_ensure_partitions).toContain("-- changed in place");
   });
 });

@@ -18,8 +18,8 @@ import {
 
 const SCHEMA_PATH = path.resolve(import.meta.dirname, "../../prisma/schema.prisma");
 
-/** The runner's own bookkeeping table: the migrations create it, schema.prisma does not know it. */
-const UNMODELLED_TABLES = new Set(["_review_console_migrations"]);
+/** The runner's own bookkeeping tables (migrations, function files): schema.prisma does not know them. */
+const UNMODELLED_TABLES = new Set(["_review_console_migrations", "_review_console_functions"]);
 
 /**
  * Unique indexes Prisma cannot declare (partial ones), each documented in the migration SQL.
