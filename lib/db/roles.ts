@@ -16,6 +16,8 @@ const TABLE_PRIVILEGES: Record<string, string[]> = {
   decision_log_head: ["SELECT"],
   decision_log_checkpoints: ["SELECT", "INSERT"],
   _review_console_migrations: ["SELECT"],
+  // ADR 0044: which function files the runner applied; written only by it, as the owner.
+  _review_console_functions: ["SELECT"],
   // The metrics' counts: written only by their triggers (SECURITY DEFINER, migration
   // 20261201030000_metric_counts), so intake and actions need no grant on them; the scrape reads.
   review_record_counts: ["SELECT"],

@@ -163,6 +163,7 @@ describe("review-console db roles", () => {
       );
       expect(await failure(runtime, `DELETE FROM decision_log_head`)).toBe(denied);
       expect(await failure(runtime, `UPDATE _review_console_migrations SET checksum = 'x'`)).toBe(denied);
+      expect(await failure(runtime, `UPDATE _review_console_functions SET checksum = 'x'`)).toBe(denied);
       expect(await failure(runtime, `CREATE TABLE public.smuggled (id int)`)).toBe(denied);
       expect(await failure(runtime, `CREATE TABLE smuggled (id int)`)).toBe(denied);
       expect(await failure(runtime, `SET session_replication_role = replica`)).toBe(denied);
