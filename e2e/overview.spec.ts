@@ -48,6 +48,12 @@ test("an owner lands on the overview: chart drawn, its table, time to resolution
   // The chart: uPlot's canvas inside the image whose name is the chart's text alternative.
   const chart = page.getByRole("img", { name: /^Records arriving in the last 24 hours, by hour, by category/ });
   await expect(chart.locator("canvas").first()).toBeVisible();
+  // Pointing at the latest hour reads its counts out under the chart (this test's three included).
+  const readout = page.getByTestId("arrivals-readout");
+  await expect(readout).toHaveText("Point at the chart for a bucket's counts.");
+  const box = (await chart.locator(".u-over").boundingBox())!;
+  await page.mouse.move(box.x + box.width - 2, box.y + box.height / 2);
+  await expect(readout).toHaveText(/^\d\d-\d\d \d\d:00 \(UTC\): .*manual-review [1-9]/);
 
   const answer = await page.request.get("/api/v1/overview?window=24h");
   expect(answer.status()).toBe(200);
