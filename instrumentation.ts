@@ -3,19 +3,18 @@
 // server resumes every running operation where it was. Beside it runs the webhook notifier
 // (docs/decisions/0032-notifications.md), whose state is in PostgreSQL too.
 export async function register(): Promise<void> {
+  // NEXT_RUNTIME is Next's own, not the console's configuration: read here as Next documents.
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  // Sign-in settings (OIDC_*, PASSWORD_SIGN_IN): a bad one stops the start, named, rather than
-  // failing each sign-in later (docs/decisions/0036-single-sign-on.md).
-  const { checkSignInConfigOrExit } = await import("./lib/auth/oidc-startup");
-  checkSignInConfigOrExit();
-  // WEBHOOK_ALLOWED_NETWORKS: a bad entry stops the start, named (docs/deploy.md).
-  const { checkAllowedNetworksOrExit } = await import("./lib/notifications/destination");
-  checkAllowedNetworksOrExit();
-  if (process.env.OPERATIONS_DISPATCHER !== "off") {
+  // The whole configuration first (lib/config): a bad variable stops the start, every one named,
+  // rather than failing a sign-in, a webhook or a request later
+  // (docs/decisions/0042-one-validated-configuration.md).
+  const { checkConfigOrExit, config } = await import("./lib/config");
+  checkConfigOrExit();
+  if (config().OPERATIONS_DISPATCHER) {
     const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
     startConsoleDispatcher();
   }
-  if (process.env.WEBHOOKS !== "off") {
+  if (config().WEBHOOKS) {
     const { startConsoleNotifier } = await import("./lib/notifications/console-notifier");
     startConsoleNotifier();
   }

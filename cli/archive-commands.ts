@@ -1,5 +1,6 @@
 import { mkdir, readFile } from "node:fs/promises";
 import type { Command } from "commander";
+import { config } from "@/lib/config";
 import { loadPrivateKey } from "@/lib/audit/checkpoint";
 import { archiveDecisionLog, type ArchivedMonth } from "@/lib/retention/log-archive";
 import { archiveFinishedRecords, finishedRecordsCutoff } from "@/lib/retention/finished-records";
@@ -62,7 +63,7 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
     .action(async (options: { before?: string; dir?: string; key?: string }) => {
       // Without --before, the retention setting says where; a given month is checked by the log archive.
       const before = options.before ?? finishedRecordsCutoff({});
-      const keyFile = options.key ?? process.env[CHECKPOINT_KEY_SETTING];
+      const keyFile = options.key ?? config().CHECKPOINT_PRIVATE_KEY_FILE;
       if (!keyFile) {
         throw new Error(
           `archive signs each file's last entry: give --key private.pem or set ${CHECKPOINT_KEY_SETTING} ` +
@@ -78,7 +79,7 @@ export function registerArchiveCommands(program: Command, withOwnerDatabase: Wit
         );
       }
       const privateKey = loadPrivateKey(pem);
-      const dir = options.dir ?? process.env[ARCHIVE_DIR_SETTING] ?? "archive";
+      const dir = options.dir ?? config().ARCHIVE_DIR ?? "archive";
       await mkdir(dir, { recursive: true });
       await withOwnerDatabase(async (ownerUrl) => {
         const months = await archiveDecisionLog(ownerUrl, {

@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
+import { config } from "@/lib/config";
 import {
   type Checkpoint,
   generateCheckpointKeys,
@@ -152,12 +153,12 @@ export function registerAuditCommands(program: Command, withDatabase: WithDataba
     .action(async (options: { checkpoint?: string; file?: string; key?: string; archiveDir?: string }) => {
       if (options.file) {
         if (options.checkpoint) throw new Error("--file and --checkpoint are separate checks: give one");
-        await verifyArchiveFile(options.file, options.key ?? process.env[CHECKPOINT_PUBLIC_KEY_SETTING]);
+        await verifyArchiveFile(options.file, options.key ?? config().CHECKPOINT_PUBLIC_KEY_FILE);
         return;
       }
       if (options.checkpoint || options.key) {
         if (!options.checkpoint || !options.key) throw new Error("--checkpoint and --key go together");
-        const archiveDir = options.archiveDir ?? process.env[ARCHIVE_DIR_SETTING] ?? "archive";
+        const archiveDir = options.archiveDir ?? config().ARCHIVE_DIR ?? "archive";
         await verifyWithCheckpoints(withDatabase, options.checkpoint, options.key, archiveDir);
         return;
       }

@@ -1,11 +1,12 @@
 import type { Command } from "commander";
+import { config, databaseUrl } from "@/lib/config";
 import { localDatabase, migrationDatabaseUrl } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
 import { checkRoleName, ensureRuntimeRole, refreshRuntimeGrants, RuntimeRoleError } from "@/lib/db/roles";
 
 /** The owner's connection: MIGRATION_DATABASE_URL, else DATABASE_URL, else the embedded database. */
 export async function ownerDatabase(): Promise<{ url: string; release: () => Promise<void> }> {
-  const explicit = process.env.MIGRATION_DATABASE_URL;
+  const explicit = config().MIGRATION_DATABASE_URL;
   if (explicit) return { url: explicit, release: async () => {} };
   return localDatabase();
 }
@@ -36,8 +37,8 @@ export async function migrateAsOwner(runtimeUrl: string): Promise<void> {
  * failing the console until someone remembers `db roles`.
  */
 export async function refreshGrantsAfterMigrate(ownerUrl: string): Promise<void> {
-  const runtimeUrl = process.env.DATABASE_URL;
-  if (!process.env.MIGRATION_DATABASE_URL || !runtimeUrl) return;
+  const runtimeUrl = databaseUrl();
+  if (!config().MIGRATION_DATABASE_URL || !runtimeUrl) return;
   const grants = await refreshRuntimeGrants(ownerUrl, runtimeUrl);
   if ("refreshed" in grants) console.log(`granted runtime role ${grants.refreshed.role}`);
   else console.log(`runtime grants not refreshed: ${grants.skipped}`);
@@ -63,7 +64,7 @@ export function registerDbCommands(program: Command, fail: (message: string) => 
       const problem = checkRoleName(name);
       if (problem) throw fail(`--runtime-user: ${problem}`);
       // An option ends up in shell history; the environment variable does not.
-      const password = options.password ?? (process.env.REVIEW_RUNTIME_PASSWORD || undefined);
+      const password = options.password ?? config().REVIEW_RUNTIME_PASSWORD;
       if (password !== undefined && password.length === 0) throw fail("--password: must not be empty");
       const database = await ownerDatabase();
       try {

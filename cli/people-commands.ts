@@ -1,5 +1,6 @@
 import { type Command, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
+import { config } from "@/lib/config";
 import type { PasswordLink } from "@/lib/auth/password-links";
 import type { PausedByChange } from "@/lib/operations/authority";
 import { createUser, newUserSchema, PERSON_ROLES, type PersonRole } from "@/lib/users/create-user";
@@ -24,15 +25,10 @@ const reasonOption = () => new Option("--reason <text>", "why, for the decision 
 
 /** Where the console is reached, for a password link: BETTER_AUTH_URL, else `npm start`'s address. */
 export function consoleOrigin(): string {
-  const configured = process.env.BETTER_AUTH_URL;
-  if (configured) {
-    try {
-      return new URL(configured).origin;
-    } catch {
-      // Better Auth reports a bad BETTER_AUTH_URL when the console starts; here, the default.
-    }
-  }
-  return `http://${process.env.HOST ?? "127.0.0.1"}:${process.env.PORT ?? "3000"}`;
+  const { BETTER_AUTH_URL, HOST, PORT } = config();
+  // BETTER_AUTH_URL is checked with the rest (cli/config-check.ts): an http(s) URL.
+  if (BETTER_AUTH_URL) return new URL(BETTER_AUTH_URL).origin;
+  return `http://${HOST}:${PORT}`;
 }
 
 export function pausedLines(paused: PausedByChange): string[] {
@@ -63,7 +59,7 @@ export function registerPeopleCommands(
     .option("--domain <name>", "the role in this domain only (default: every domain)")
     .action(async (options: { email: string; role: string; password?: string; domain?: string }) => {
       const domain = options.domain === undefined ? null : domainName(options.domain, fail);
-      const password = options.password ?? process.env.REVIEW_PASSWORD ?? (await readSecret("Password: "));
+      const password = options.password ?? config().REVIEW_PASSWORD ?? (await readSecret("Password: "));
       const parsed = newUserSchema.safeParse({ email: options.email, role: options.role, password });
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;

@@ -1,4 +1,8 @@
+// First: the whole configuration, checked as this module loads (a bad variable ends the process,
+// exit code 2, every one named), before the server's modules load.
+import "@/lib/config/start-check";
 import path from "node:path";
+import { config } from "@/lib/config";
 import { startConsoleServer } from "@/lib/net/console-server";
 
 // The production server `npm start` runs (instead of `next start`): Next behind our own
@@ -10,10 +14,10 @@ function option(flag: string): string | undefined {
   return at >= 0 ? process.argv[at + 1] : undefined;
 }
 
-const hostname = option("-H") ?? process.env.HOST ?? "127.0.0.1";
-const port = Number(option("-p") ?? process.env.PORT ?? 3000);
+const hostname = option("-H") ?? config().HOST;
+const port = Number(option("-p") ?? config().PORT);
 if (!Number.isInteger(port) || port <= 0 || port > 65535) {
-  console.error(`error: not a port: ${option("-p") ?? process.env.PORT}`);
+  console.error(`error: not a port: ${option("-p")}`);
   process.exit(2);
 }
 

@@ -1,5 +1,9 @@
+// First: the whole configuration, checked before the modules below load (a bad variable ends the
+// process, exit code 2, every one named).
+import "@/lib/config/start-check";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { config } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { refreshRuntimeGrants } from "@/lib/db/roles";
 import { startConsoleServer } from "@/lib/net/console-server";
@@ -28,10 +32,8 @@ function passBuildConfig(): void {
 }
 
 function listenAddress(): { hostname: string; port: number } {
-  const hostname = process.env.HOST || "127.0.0.1";
-  const port = Number(process.env.PORT || 3000);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`PORT is not a port: ${process.env.PORT}`);
-  return { hostname, port };
+  // Checked at start (lib/config): PORT is a port.
+  return { hostname: config().HOST, port: config().PORT };
 }
 
 async function main(): Promise<number> {

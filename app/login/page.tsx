@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { SignOutButton } from "@/components/sign-out-button";
 import { HOME_PATH, safeNextPath } from "@/lib/auth/next-path";
-import { oidcConfig, passwordSignInEnabled } from "@/lib/auth/oidc-config";
 import { currentUser } from "@/lib/auth/session";
+import { config } from "@/lib/config";
 import { LoginForm } from "./login-form";
 import { SsoButton } from "./sso-button";
 import styles from "./login.module.css";
@@ -29,8 +29,8 @@ export default async function LoginPage({
   searchParams: Promise<{ next?: string | string[]; error?: string | string[] }>;
 }) {
   const { next, error } = await searchParams;
-  const sso = oidcConfig();
-  const passwordSignIn = passwordSignInEnabled();
+  const sso = config().oidc;
+  const passwordSignIn = config().PASSWORD_SIGN_IN;
   const destination = safeNextPath(typeof next === "string" ? next : null) ?? HOME_PATH;
   const user = await currentUser();
 

@@ -9,7 +9,7 @@ import { log } from "@/lib/log";
 import { PEER_ADDRESS_HEADER, peerHeaderTrusted } from "@/lib/net/peer-address";
 import { adminPlugin, adminPluginPaths } from "./admin-plugin";
 import { oidcDatabaseHooks, oidcPlugin, oidcValidateUserInfo } from "./oidc";
-import { oidcConfig, passwordSignInEnabled } from "./oidc-config";
+import { config } from "@/lib/config";
 import { hideSessionTokens } from "./hide-session-tokens";
 import { deliverPasswordLink, PASSWORD_LINK_SECONDS, recordPasswordSet } from "./password-links";
 import { hashPassword, verifyPassword } from "./passwords";
@@ -55,10 +55,8 @@ const modelOptions = {
 } satisfies Partial<BetterAuthOptions>;
 
 function trustedProxies(): string[] | undefined {
-  const list = process.env.TRUSTED_PROXIES?.split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return list?.length ? list : undefined;
+  const list = config().TRUSTED_PROXIES;
+  return list.length ? [...list] : undefined;
 }
 
 /**
@@ -104,9 +102,9 @@ function logAuthError(error: unknown): void {
 
 function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
   const proxies = trustedProxies();
-  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); a bad setting throws, naming it.
-  const sso = oidcConfig();
-  const passwordSignIn = passwordSignInEnabled();
+  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); its settings are checked in lib/config.
+  const sso = config().oidc;
+  const passwordSignIn = config().PASSWORD_SIGN_IN;
   return betterAuth({
     appName: "Review Console",
     basePath: AUTH_BASE_PATH,
@@ -199,9 +197,9 @@ export function auth(secure = false): Auth {
     cache = { client, instances: new Map() };
     globalForAuth.reviewConsoleAuth = cache;
   }
-  const scheme = process.env.BETTER_AUTH_URL ? "configured" : secure ? "https" : "http";
+  const scheme = config().BETTER_AUTH_URL ? "configured" : secure ? "https" : "http";
   // TRUSTED_PROXIES is read when an instance is made: a changed value makes another one.
-  const key = `${scheme}|${process.env.TRUSTED_PROXIES ?? ""}`;
+  const key = `${scheme}|${config().TRUSTED_PROXIES.join(",")}`;
   let instance = cache.instances.get(key);
   if (!instance) {
     instance = createAuth(client, scheme === "configured" ? undefined : secure);

@@ -1,5 +1,6 @@
 import { forbidden } from "@/lib/domain/refusal";
 import type { Actor } from "@/lib/access";
+import { config } from "@/lib/config";
 import { requestOrigin } from "./better-auth";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -33,13 +34,8 @@ export function refuseCrossSite(actor: Actor, request: Request): void {
 /** This site: the origin the request was addressed to, and BETTER_AUTH_URL's when it is set. */
 function ownOrigins(request: Request): Set<string> {
   const origins = new Set([requestOrigin(request.headers, request.url), new URL(request.url).origin]);
-  const configured = process.env.BETTER_AUTH_URL;
-  if (configured) {
-    try {
-      origins.add(new URL(configured).origin);
-    } catch {
-      // An unparsable BETTER_AUTH_URL is Better Auth's error to report, not ours.
-    }
-  }
+  const configured = config().BETTER_AUTH_URL;
+  // Checked at start (lib/config): an http(s) URL.
+  if (configured) origins.add(new URL(configured).origin);
   return origins;
 }

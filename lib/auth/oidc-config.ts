@@ -1,8 +1,12 @@
 import { GLOBAL_ONLY_ROLES } from "@/lib/access/scope-rules";
 import { isPersonRole, type PersonRole } from "@/lib/access/person-roles";
+import { ConfigError } from "@/lib/config/error";
 
-// Single sign-on settings (docs/decisions/0036-single-sign-on.md), read from the environment.
-// No server imports: the login page and the start-up check read it too.
+// Single sign-on settings (docs/decisions/0036-single-sign-on.md): the rules that join several
+// variables, which the configuration's one check (lib/config) applies to the environment.
+// No server imports: lib/config reads it, and the login page reads lib/config.
+
+export { ConfigError };
 
 /** The provider id in Better Auth: `/api/auth/sign-in/social` with `provider: "oidc"`, callback `/api/auth/callback/oidc`. */
 export const OIDC_PROVIDER_ID = "oidc";
@@ -36,17 +40,6 @@ export interface OidcConfig {
   groupsClaim: string;
   /** Group name → the grants it gives. */
   groupGrants: Map<string, GroupGrant[]>;
-}
-
-/** A setting that cannot be used; the message names it. */
-export class ConfigError extends Error {
-  constructor(
-    readonly setting: string,
-    message: string,
-  ) {
-    super(`${setting}: ${message}`);
-    this.name = "ConfigError";
-  }
 }
 
 type Env = Record<string, string | undefined>;
@@ -103,7 +96,7 @@ function required(env: Env, setting: string): string {
 }
 
 /** The SSO settings, or null when OIDC_ISSUER is unset (no single sign-on). Throws ConfigError. */
-export function oidcConfig(env: Env = process.env): OidcConfig | null {
+export function oidcConfig(env: Env): OidcConfig | null {
   const issuer = env.OIDC_ISSUER?.trim();
   if (!issuer) {
     for (const setting of ["OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_GROUP_GRANTS"]) {
@@ -119,6 +112,13 @@ export function oidcConfig(env: Env = process.env): OidcConfig | null {
   }
   if (url.protocol !== "https:" && !(url.protocol === "http:" && isLoopback(url.hostname))) {
     throw new ConfigError("OIDC_ISSUER", "must be an https URL (plain http only on a loopback address)");
+  }
+  // Every missing one named at once, as the start's check names every bad variable.
+  const missing = ["OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "BETTER_AUTH_URL", "OIDC_GROUP_GRANTS"].filter(
+    (setting) => !env[setting]?.trim(),
+  );
+  if (missing.length > 0) {
+    throw new ConfigError(missing.map((variable) => ({ variable, problem: "is required when OIDC_ISSUER is set" })));
   }
   const groupsClaim = env.OIDC_GROUPS_CLAIM?.trim() || "groups";
   return {
@@ -153,7 +153,7 @@ function isLoopback(hostname: string): boolean {
 }
 
 /** PASSWORD_SIGN_IN: `on` (default) or `off` (only single sign-on; needs OIDC_ISSUER). */
-export function passwordSignInEnabled(env: Env = process.env): boolean {
+export function passwordSignInEnabled(env: Env): boolean {
   const value = env.PASSWORD_SIGN_IN?.trim().toLowerCase();
   if (!value || value === "on") return true;
   if (value !== "off") throw new ConfigError("PASSWORD_SIGN_IN", `"${env.PASSWORD_SIGN_IN}" is neither on nor off`);
@@ -162,8 +162,8 @@ export function passwordSignInEnabled(env: Env = process.env): boolean {
   return false;
 }
 
-/** Every sign-in setting checked once (at start): throws a ConfigError naming the first bad one. */
-export function checkSignInConfig(env: Env = process.env): void {
+/** Every sign-in setting checked: throws a ConfigError naming the first bad one. */
+export function checkSignInConfig(env: Env): void {
   oidcConfig(env);
   passwordSignInEnabled(env);
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 
 /**
@@ -10,12 +11,12 @@ import { log } from "@/lib/log";
  * `npm start` works with nothing configured and sessions survive a restart.
  */
 export function authSecret(): string {
-  const configured = process.env.BETTER_AUTH_SECRET;
+  const configured = config().BETTER_AUTH_SECRET;
   if (configured) return configured;
   // cwd, not this file's folder: inside Next's bundle the module lives under .next/. A runtime
   // path: the ignore comment keeps Next from tracing the whole project for it.
   const dir = path.resolve(
-    /*turbopackIgnore: true*/ process.env.REVIEW_CONSOLE_DATA_DIR ?? path.join(process.cwd(), ".data"),
+    /*turbopackIgnore: true*/ config().REVIEW_CONSOLE_DATA_DIR ?? path.join(process.cwd(), ".data"),
   );
   const file = path.join(dir, "auth-secret");
   try {

@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { verifyPrimary } from "@review-console/consumer";
 import { PrismaClient } from "@/lib/generated/prisma/client";
+import { config, databaseUrl } from "@/lib/config";
 import { log } from "@/lib/log";
 
 // One client per process, created on first use: Next imports route modules during `next build`,
@@ -21,12 +22,12 @@ function commitHooks(): AsyncLocalStorage<(() => void)[]> {
 
 export function db(): PrismaClient {
   if (!globalForDb.reviewConsoleDb) {
-    const connectionString = process.env.DATABASE_URL;
+    const connectionString = databaseUrl();
     if (!connectionString) throw new Error("DATABASE_URL is not set");
     // One pool for the process: Prisma's adapter runs on it, and so does the intake statement,
     // which intake sends with node-postgres itself (lib/reviews/intake-statement.ts).
     // A new connection that reached a standby (during a switchover) is refused, not pooled.
-    const pool = new pg.Pool({ connectionString, max: Number(process.env.DB_POOL_SIZE ?? 10), verify: verifyPrimary });
+    const pool = new pg.Pool({ connectionString, max: config().DB_POOL_SIZE, verify: verifyPrimary });
     // An idle connection that fails (the server restarted) is dropped by the pool; unlistened,
     // the event would end the process.
     pool.on("error", (err) => log.warn({ err }, "an idle database connection failed"));

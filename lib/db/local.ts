@@ -2,12 +2,11 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { config, databaseUrl } from "@/lib/config";
 import { type EmbeddedDatabase, embeddedDatabaseUrl, ensureDatabase, startEmbeddedPostgres } from "./embedded";
 
 /** Local state (embedded PostgreSQL, demo credentials): `.data/` unless REVIEW_CONSOLE_DATA_DIR says. */
-export const DATA_DIR = path.resolve(
-  process.env.REVIEW_CONSOLE_DATA_DIR ?? path.join(import.meta.dirname, "../../.data"),
-);
+export const DATA_DIR = path.resolve(config().REVIEW_CONSOLE_DATA_DIR ?? path.join(import.meta.dirname, "../../.data"));
 /** Where `npm start` keeps its embedded PostgreSQL when no DATABASE_URL is given. */
 export const LOCAL_DATA_DIR = path.join(DATA_DIR, "pg");
 export const LOCAL_DATABASE = "review_console";
@@ -20,7 +19,7 @@ const LOCAL_RUNTIME_PASSWORD_FILE = path.join(DATA_DIR, "runtime-db-password");
  * `runtimeUrl`, as when one role does everything.
  */
 export function migrationDatabaseUrl(runtimeUrl: string): string {
-  return process.env.MIGRATION_DATABASE_URL || runtimeUrl;
+  return config().MIGRATION_DATABASE_URL ?? runtimeUrl;
 }
 
 /**
@@ -71,7 +70,8 @@ export interface LocalDatabase {
  * already runs it (so the CLI works beside a running console), started otherwise.
  */
 export async function localDatabase(): Promise<LocalDatabase> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, embedded: false, release: async () => {} };
+  const given = databaseUrl();
+  if (given) return { url: given, embedded: false, release: async () => {} };
   const port = runningEmbeddedPort();
   let server: EmbeddedDatabase | null = null;
   let url: string;

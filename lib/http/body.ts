@@ -1,6 +1,5 @@
+import { config } from "@/lib/config";
 import { Refusal } from "@/lib/domain/refusal";
-
-export const MAX_BODY_BYTES = Number(process.env.MAX_BODY_BYTES ?? 1024 * 1024);
 
 /**
  * Reads a JSON body: 415 unless it is declared JSON, 413 past the limit (counted while
@@ -8,7 +7,7 @@ export const MAX_BODY_BYTES = Number(process.env.MAX_BODY_BYTES ?? 1024 * 1024);
  */
 export async function readJsonBody(
   request: Request,
-  maxBytes = MAX_BODY_BYTES,
+  maxBytes = config().MAX_BODY_BYTES,
 ): Promise<{ value: unknown; text: string }> {
   const type = request.headers.get("content-type") ?? "";
   if (!/^application\/json\s*(;|$)/i.test(type)) {

@@ -1,5 +1,7 @@
-// Whether an answer goes out over https. Dependency-free: the proxy (security headers) and
-// Better Auth (the Secure session cookie) decide it the same way.
+// Whether an answer goes out over https. No dependency but the configuration (no database): the
+// proxy (security headers) and Better Auth (the Secure session cookie) decide it the same way.
+
+import { config } from "@/lib/config";
 
 /**
  * Whether the request reached us over https: `X-Forwarded-Proto`, which Next sets for every
@@ -13,5 +15,5 @@ export function servedOverHttps(headers: Headers, url?: string): boolean {
 
 /** The console's origin is https: BETTER_AUTH_URL (its public origin) says so, or this request came that way. */
 export function consoleIsHttps(headers: Headers, url?: string): boolean {
-  return /^https:/i.test(process.env.BETTER_AUTH_URL ?? "") || servedOverHttps(headers, url);
+  return /^https:/i.test(config().BETTER_AUTH_URL ?? "") || servedOverHttps(headers, url);
 }

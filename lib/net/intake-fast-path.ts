@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { config } from "@/lib/config";
 import { consoleIsHttps } from "@/lib/http/https";
 import { type Answer, type ApiHandler, isJsonAnswer } from "@/lib/http/route";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
@@ -33,8 +34,8 @@ const FAST_ROUTES = new Map<string, Handler>([
 const BEARER = /^\s*Bearer(\s|$)/i;
 
 /** INTAKE_FAST_PATH=off sends every request through Next (for comparison, or if ever in doubt). */
-export function fastPathEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
-  return (env.INTAKE_FAST_PATH ?? "on").toLowerCase() !== "off";
+export function fastPathEnabled(): boolean {
+  return config().INTAKE_FAST_PATH;
 }
 
 /** The route when the fast path takes `req`, else undefined (Next answers it). */

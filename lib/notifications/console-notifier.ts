@@ -1,12 +1,8 @@
+import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { DEFAULT_NOTIFIER_OPTIONS, runNotifier } from "./notifier";
 
 let running: AbortController | null = null;
-
-function positive(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 /**
  * Starts the webhook notifier in this process, once (instrumentation.ts; WEBHOOKS=off skips it).
@@ -17,10 +13,10 @@ export function startConsoleNotifier(): void {
   running = new AbortController();
   const options = {
     ...DEFAULT_NOTIFIER_OPTIONS,
-    timeoutMs: positive("WEBHOOK_TIMEOUT_MS", DEFAULT_NOTIFIER_OPTIONS.timeoutMs),
-    maxAttempts: positive("WEBHOOK_MAX_ATTEMPTS", DEFAULT_NOTIFIER_OPTIONS.maxAttempts),
-    concurrency: positive("WEBHOOK_CONCURRENCY", DEFAULT_NOTIFIER_OPTIONS.concurrency),
-    thresholdEveryMs: positive("WEBHOOK_THRESHOLD_CHECK_MS", DEFAULT_NOTIFIER_OPTIONS.thresholdEveryMs),
+    timeoutMs: config().WEBHOOK_TIMEOUT_MS,
+    maxAttempts: config().WEBHOOK_MAX_ATTEMPTS,
+    concurrency: config().WEBHOOK_CONCURRENCY,
+    thresholdEveryMs: config().WEBHOOK_THRESHOLD_CHECK_MS,
   };
   log.info({ timeoutMs: options.timeoutMs, concurrency: options.concurrency }, "webhook notifier started");
   void runNotifier({ ...options, signal: running.signal });

@@ -1,5 +1,7 @@
 import { lookup } from "node:dns/promises";
 import { BlockList, isIP } from "node:net";
+import { config, ConfigError } from "@/lib/config";
+import { networkListEntries, networkListProblem, parseNetworkEntry } from "@/lib/config/networks";
 
 // Where a webhook may be delivered: never to the console's own machine or network (loopback,
 // private, link-local, unique-local, unspecified, cloud metadata), or anyone who may add a webhook
@@ -86,25 +88,18 @@ function expandIpv6(address: string): number[] | null {
 
 const allowedCache = new Map<string, BlockList>();
 
-/** WEBHOOK_ALLOWED_NETWORKS as a BlockList; throws naming the setting and the entry when one is bad. */
-export function allowedNetworks(text = process.env[ALLOWED_NETWORKS_SETTING] ?? ""): BlockList {
+/**
+ * WEBHOOK_ALLOWED_NETWORKS (the configuration's, checked at start: lib/config) or the list given,
+ * as a BlockList; throws naming the setting and the entry when one is bad.
+ */
+export function allowedNetworks(text = config().WEBHOOK_ALLOWED_NETWORKS.join(",")): BlockList {
   const cached = allowedCache.get(text);
   if (cached) return cached;
   const list = new BlockList();
-  for (const entry of text
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    const [address = "", prefixText, ...rest] = entry.split("/");
-    const family = isIP(address);
-    const max = family === 4 ? 32 : 128;
-    const prefix = prefixText === undefined ? max : /^\d{1,3}$/.test(prefixText) ? Number(prefixText) : NaN;
-    if (family === 0 || rest.length > 0 || !(prefix >= 0 && prefix <= max)) {
-      throw new Error(
-        `${ALLOWED_NETWORKS_SETTING}: "${entry}" is not an address or a CIDR range (10.0.0.0/8, ::1/128)`,
-      );
-    }
-    list.addSubnet(address, prefix, family === 4 ? "ipv4" : "ipv6");
+  for (const entry of networkListEntries(text)) {
+    const network = parseNetworkEntry(entry);
+    if (!network) throw new ConfigError(ALLOWED_NETWORKS_SETTING, networkListProblem(entry)!);
+    list.addSubnet(network.address, network.prefix, network.family);
   }
   allowedCache.set(text, list);
   return list;
@@ -167,17 +162,4 @@ export async function resolvedDestinationRefusal(url: string): Promise<string | 
     if (refusal !== null) return `${host} resolves to ${refusal}`;
   }
   return null;
-}
-
-/**
- * The start-up check of WEBHOOK_ALLOWED_NETWORKS (instrumentation.ts): a bad entry ends the
- * process naming it, rather than refusing every webhook change and delivery later.
- */
-export function checkAllowedNetworksOrExit(): void {
-  try {
-    allowedNetworks();
-  } catch (error) {
-    console.error(`error: ${(error as Error).message}`);
-    process.exit(2);
-  }
 }

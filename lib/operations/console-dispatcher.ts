@@ -1,3 +1,4 @@
+import { config } from "@/lib/config";
 import { log } from "@/lib/log";
 import { sweepExpiredApprovals } from "@/lib/approvals/decide";
 import { runDispatcher } from "./dispatcher";
@@ -11,9 +12,9 @@ let running: AbortController | null = null;
 export function startConsoleDispatcher(): void {
   if (running) return;
   running = new AbortController();
-  const tickMs = Number(process.env.OPERATIONS_TICK_MS ?? 200);
+  const tickMs = config().OPERATIONS_TICK_MS;
   log.info({ tickMs }, "operations dispatcher started");
-  void runDispatcher({ signal: running.signal, tickMs: Number.isFinite(tickMs) && tickMs > 0 ? tickMs : 200 });
+  void runDispatcher({ signal: running.signal, tickMs });
   // Four eyes (ADR 0031): expiry writes approval.expired, which webhooks read, without anyone looking.
   const sweep = setInterval(() => {
     sweepExpiredApprovals().catch((err: unknown) => log.warn({ err }, "approval expiry sweep failed"));

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdir, open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
+import { config, loadConfig } from "@/lib/config";
 
 /*
  * Retention of finished review records (docs/decisions/0024-finished-record-partitions.md).
@@ -31,9 +32,6 @@ import pg from "pg";
 
 /** The months a record is finished in; everything else is open and stays live. */
 export const FINISHED_STATUSES = ["resolved", "cancelled"] as const;
-
-/** RETENTION_FINISHED_MONTHS when unset: finished records are kept live for a year. */
-export const DEFAULT_RETENTION_FINISHED_MONTHS = 12;
 
 const ARCHIVE_LOCK_KEY = 727_024;
 const MOVE_BATCH = 500;
@@ -85,14 +83,12 @@ export function addMonths(month: string, delta: number): string {
   return `${String(Math.floor(index / 12)).padStart(4, "0")}-${String((index % 12) + 1).padStart(2, "0")}`;
 }
 
-/** The retention setting: a whole number of months, at least 1 (the current month is never over). */
-export function retentionMonthsFromEnv(env: Record<string, string | undefined> = process.env): number {
-  const raw = env.RETENTION_FINISHED_MONTHS;
-  if (raw === undefined || raw.trim() === "") return DEFAULT_RETENTION_FINISHED_MONTHS;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < 1) {
-    throw new Error(`RETENTION_FINISHED_MONTHS must be a whole number of months, at least 1 (got "${raw}")`);
-  }
-  return Number(raw);
+/**
+ * The retention setting, RETENTION_FINISHED_MONTHS, of `env` as lib/config reads it: a whole
+ * number of months, at least 1 (the current month is never over).
+ */
+export function retentionMonthsFromEnv(env: Record<string, string | undefined>): number {
+  return loadConfig(env).RETENTION_FINISHED_MONTHS;
 }
 
 /**
@@ -110,7 +106,7 @@ export function finishedRecordsCutoff(
     }
     return options.before;
   }
-  const months = options.retentionMonths ?? retentionMonthsFromEnv();
+  const months = options.retentionMonths ?? config().RETENTION_FINISHED_MONTHS;
   if (!Number.isInteger(months) || months < 1)
     throw new Error(`the retention must be at least 1 month (got ${months})`);
   return addMonths(current, -months);

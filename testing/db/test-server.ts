@@ -1,5 +1,6 @@
 import { rm } from "node:fs/promises";
 import path from "node:path";
+import { config, databaseUrl } from "../../lib/config";
 import { type EmbeddedDatabase, startEmbeddedPostgres } from "../../lib/db/embedded";
 
 /**
@@ -8,7 +9,7 @@ import { type EmbeddedDatabase, startEmbeddedPostgres } from "../../lib/db/embed
  * at once do not fight over one data directory), removed again by the returned `stop`.
  */
 export async function resolveTestServer(): Promise<{ serverUrl: string; stop: () => Promise<void> }> {
-  const explicit = process.env.TEST_PG_SERVER_URL ?? process.env.DATABASE_URL;
+  const explicit = config().TEST_PG_SERVER_URL ?? databaseUrl();
   if (explicit) {
     const url = new URL(explicit);
     url.pathname = "/postgres";

@@ -12,7 +12,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as batchRoute } from "@/app/api/v1/reviews/batch/route";
 import { POST as reportRoute } from "@/app/api/v1/reviews/route";
-import { MAX_BODY_BYTES } from "@/lib/http/body";
+import { config } from "@/lib/config";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
 import { processMetrics } from "@/lib/metrics/process";
 import { consoleRequestListener } from "@/lib/net/console-server";
@@ -190,7 +190,7 @@ describe("intake fast path", () => {
 
   it("refuses a body past the limit (413), declared or streamed, and the connection answers", async () => {
     const token = await tokenFor("consumer");
-    const big = JSON.stringify({ ...reportOf(), padding: "x".repeat(MAX_BODY_BYTES) });
+    const big = JSON.stringify({ ...reportOf(), padding: "x".repeat(config().MAX_BODY_BYTES) });
     const declared = await post("/api/v1/reviews", { token, rawBody: big });
     expect(declared.status).toBe(413);
     expect(declared.body.error.code).toBe("body-too-large");

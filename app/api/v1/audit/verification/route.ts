@@ -1,8 +1,9 @@
 import { verifyDecisionLog } from "@/lib/audit/verify";
+import { databaseUrl } from "@/lib/config";
 import { apiRoute } from "@/lib/http/route";
 
 export const GET = apiRoute("audit.read", async () => {
-  const connectionString = process.env.DATABASE_URL;
+  const connectionString = databaseUrl();
   if (!connectionString) throw new Error("DATABASE_URL is not set");
   const checkedAt = new Date().toISOString();
   const verdict = await verifyDecisionLog(connectionString);
