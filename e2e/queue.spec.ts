@@ -201,3 +201,40 @@ test("the first row is a few Tab presses from the top of the page", async ({ pag
   await page.keyboard.press("Enter");
   await expect(firstLink).toBeFocused();
 });
+
+test("the filter's count, and the scheduled replays one click away", async ({ page, loginAs, report }) => {
+  const tag = uniqueTag();
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    ids.push(
+      await report({
+        category: "manual-review",
+        reason: "retry-limit",
+        requiredCheck: `check ${tag}`,
+        message: message(tag, i, `count.${tag}`),
+      }),
+    );
+  }
+  await loginAs("owner");
+  // One of them scheduled for tomorrow: a replay no consumer has claimed yet.
+  const scheduled = await page.request.post(`/api/v1/reviews/${ids[0]}/actions`, {
+    data: {
+      action: "replay",
+      expectedVersion: 1,
+      reason: "after the provider's window",
+      checkDone: true,
+      runAt: new Date(Date.now() + 86_400_000).toISOString(),
+    },
+  });
+  expect(scheduled.status(), await scheduled.text()).toBe(200);
+
+  await page.goto(`/reviews?kind=count.${tag}&status=open,replay-scheduled`);
+  await expect(page.getByTestId("match-count")).toHaveText("3 match · 3 shown");
+  await page.goto(`/reviews?kind=count.${tag}`);
+  await expect(page.getByTestId("match-count")).toHaveText("2 match · 2 shown");
+
+  // The summary names the scheduled replays; the link lists them.
+  await page.getByRole("link", { name: /^\d[\d,]* replays? scheduled$/ }).click();
+  await expect(page).toHaveURL(/status=replay-scheduled/);
+  await expect(page.locator(`#queue-table a[href*="${ids[0]}"]`)).toBeVisible();
+});

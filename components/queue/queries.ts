@@ -27,6 +27,18 @@ export function queueListOptions(filters: QueueFilters, sort?: ListSort) {
   });
 }
 
+/** How many records `filters` select: up to the API's cap (`more` past it), or `exact`. */
+export function queueCountOptions(filters: QueueFilters, exact: boolean) {
+  return queryOptions({
+    queryKey: reviewKeys.count(filters, exact),
+    queryFn: ({ signal }) =>
+      apiGet<{ count: number; more: boolean }>(
+        `/api/v1/reviews/count${queryString({ ...filters, exact: exact ? "true" : undefined })}`,
+        signal,
+      ),
+  });
+}
+
 export function queueStatsOptions() {
   return queryOptions({
     queryKey: reviewKeys.stats(),

@@ -1,11 +1,13 @@
 "use client";
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
+import Link from "next/link";
 import { useMemo, useRef, useState } from "react";
 import { holdsPermission } from "@/lib/access/scope-rules";
 import { approvalsOptions } from "@/components/approvals/queries";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerAuthority } from "@/components/operations/viewer-role";
+import { Button } from "@/components/ui/button";
 import { ListFooter, ListHeading } from "@/components/ui/list";
 import { describeError } from "@/components/ui/states";
 import { formatAge } from "@/components/ui/time";
@@ -15,7 +17,14 @@ import { useUrlParams } from "@/components/ui/use-url-params";
 import { BulkBar } from "./bulk-bar";
 import { CauseGroupsTable } from "./cause-groups";
 import { type CauseGroup, ERROR_CLASS_NONE, type QueueItem } from "./model";
-import { LIVE_REFRESH_MS, QUEUE_PAGE_SIZE, causeGroupsOptions, queueListOptions, queueStatsOptions } from "./queries";
+import {
+  LIVE_REFRESH_MS,
+  QUEUE_PAGE_SIZE,
+  causeGroupsOptions,
+  queueCountOptions,
+  queueListOptions,
+  queueStatsOptions,
+} from "./queries";
 import { QueueFilters } from "./queue-filters";
 import { QueueShortcuts } from "./queue-shortcuts";
 import { groupsStateOf, recordsState } from "./queue-states";
@@ -66,6 +75,15 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
     placeholderData: keepPreviousData,
   });
   const stats = useQuery({ ...queueStatsOptions(), refetchInterval: LIVE_REFRESH_MS });
+  // The current filter's count: capped, with the exact number one click away (kept per filter).
+  const [exactFor, setExactFor] = useState<string | null>(null);
+  const countExact = exactFor === filtersKey;
+  const count = useQuery({
+    ...queueCountOptions(state.filters, countExact),
+    enabled: !state.grouped,
+    refetchInterval: LIVE_REFRESH_MS,
+    placeholderData: keepPreviousData,
+  });
   // Records a decision waits on for a second person: their rows say "approval pending".
   const approvals = useQuery(approvalsOptions("pending")).data?.approvals;
   const pendingApprovals = useMemo(
@@ -120,6 +138,8 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   const live = active.isError ? "error" : active.isFetching || stats.isFetching ? "busy" : "idle";
   const openCount = stats.data?.byStatus.open;
   const oldest = stats.data?.oldestOpenAgeSeconds;
+  // Replays waiting for a consumer to claim them (Sidekiq's Scheduled tab): one click to see them.
+  const scheduled = stats.data?.byStatus["replay-scheduled"] ?? 0;
 
   const listState = recordsState({
     list,
@@ -143,6 +163,15 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
                 <>
                   {" "}
                   · oldest open <strong>{formatAge(oldest * 1000)}</strong>
+                </>
+              ) : null}{" "}
+              {scheduled ? (
+                <>
+                  {" "}
+                  ·{" "}
+                  <Link href="/reviews?status=replay-scheduled">
+                    {numberFormat.format(scheduled)} {scheduled === 1 ? "replay" : "replays"} scheduled
+                  </Link>
                 </>
               ) : null}{" "}
               · {numberFormat.format(stats.data.total)} records in total
@@ -206,13 +235,22 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
           titleId="queue-results-title"
           title={state.grouped ? "Groups by cause" : "Records"}
           meta={
-            state.grouped
-              ? groups.data
-                ? `${numberFormat.format(groups.data.groups.length)} groups${groups.data.truncated ? " (largest shown)" : ""}`
-                : ""
-              : items
-                ? `${numberFormat.format(items.length)} shown${list.hasNextPage ? ", more below" : ""}`
-                : ""
+            state.grouped ? (
+              groups.data ? (
+                `${numberFormat.format(groups.data.groups.length)} groups${groups.data.truncated ? " (largest shown)" : ""}`
+              ) : (
+                ""
+              )
+            ) : items ? (
+              <MatchCount
+                count={count.data}
+                shown={items.length}
+                moreBelow={list.hasNextPage}
+                onCountAll={() => setExactFor(filtersKey)}
+              />
+            ) : (
+              ""
+            )
           }
           alert={
             refreshFailed
@@ -271,5 +309,40 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
         )}
       </section>
     </div>
+  );
+}
+
+/**
+ * "1,234 match · 50 shown, more below": the filter's count beside what is loaded. Past the API's
+ * cap it says "more than 10,000" and offers the exact count, which can take a moment on a large
+ * table.
+ */
+function MatchCount({
+  count,
+  shown,
+  moreBelow,
+  onCountAll,
+}: {
+  count: { count: number; more: boolean } | undefined;
+  shown: number;
+  moreBelow: boolean;
+  onCountAll: () => void;
+}) {
+  const loaded = `${numberFormat.format(shown)} shown${moreBelow ? ", more below" : ""}`;
+  if (!count) return <>{loaded}</>;
+  return (
+    <span data-testid="match-count">
+      {count.more ? (
+        <>
+          more than {numberFormat.format(count.count)} match{" "}
+          <Button size="sm" variant="subtle" onClick={onCountAll}>
+            Count them all
+          </Button>
+        </>
+      ) : (
+        `${numberFormat.format(count.count)} ${count.count === 1 ? "matches" : "match"}`
+      )}{" "}
+      · {loaded}
+    </span>
   );
 }

@@ -10,6 +10,7 @@ export const reviewKeys = {
   list: (filters: ReviewFilters) => [...reviewKeys.lists(), filters] as const,
   stats: () => [...reviewKeys.all, "stats"] as const,
   groups: (filters: ReviewFilters) => [...reviewKeys.all, "groups", filters] as const,
+  count: (filters: ReviewFilters, exact: boolean) => [...reviewKeys.all, "count", filters, exact] as const,
   details: () => [...reviewKeys.all, "detail"] as const,
   detail: (id: string) => [...reviewKeys.details(), id] as const,
   /** The contract's verdict for a replay of the record, on what it was computed from (`basis`). */

@@ -52,6 +52,7 @@ export const APP_ROUTES = [
   "/api/v1/reviews/[id]/actions",
   "/api/v1/reviews/[id]/verdict",
   "/api/v1/reviews/batch",
+  "/api/v1/reviews/count",
   "/api/v1/reviews/groups",
   "/api/v1/reviews/stats",
   "/api/v1/tokens",

@@ -23,7 +23,7 @@ import { claimSchema, renewSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
 import { recordVerdictSchema, verdictRequestSchema } from "@/lib/reviews/verdict";
-import { batchSchema, reportSchema, reviewListQuerySchema } from "@/lib/reviews/schema";
+import { batchSchema, reportSchema, reviewCountQuerySchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
 import { inviteSchema, preferencesSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
@@ -146,6 +146,18 @@ const REVIEWS: ApiOperation[] = [
     tag: "Review records",
     access: { kind: "permission", permission: "reviews.read" },
     answers: ok("The counts and the age of the oldest open record.", body.reviewStatsSchema),
+  },
+  {
+    method: "GET",
+    route: "/api/v1/reviews/count",
+    operationId: "countReviews",
+    summary: "How many records a filter selects",
+    description:
+      "The list's filters (no page). Up to 10,000 unless `exact=true`: past it, `more` is true and `count` is 10,000.",
+    tag: "Review records",
+    access: { kind: "permission", permission: "reviews.read" },
+    query: reviewCountQuerySchema,
+    answers: ok("The count.", body.reviewCountSchema),
   },
   {
     method: "GET",

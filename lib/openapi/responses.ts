@@ -100,6 +100,12 @@ export const batchResultSchema = z.object({
   rejected: z.int(),
 });
 
+/** GET /api/v1/reviews/count. */
+export const reviewCountSchema = z.object({
+  count: z.int().meta({ description: "The records the filter selects; at most 10,000 unless `exact`." }),
+  more: z.boolean().meta({ description: "True when more than `count` match (a capped count)." }),
+});
+
 export const reviewStatsSchema = z
   .object({
     total: z.int(),

@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
 import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { reviewFilterSql, searchModeOf } from "./filter-sql";
+import { type ReviewFilter, reviewFilterSql, searchModeOf } from "./filter-sql";
 import { reviewCursor } from "@/lib/http/seq-cursor";
 import { invalidField } from "@/lib/domain/refusal";
 import type { ListQuery, ListSort, ListSortField, ReviewStatus } from "./schema";
@@ -208,6 +208,30 @@ export async function listReviews(
       : reviewCursor.encode(last.seq);
   }
   return { items: page.map(toListItem), nextCursor };
+}
+
+/** Past this many, a count says "more than" unless asked to be exact: a capped count stays cheap on a large table. */
+export const COUNT_CAP = 10_000;
+
+/**
+ * How many records the list's filter selects (the same conditions as the list, within `scope`):
+ * up to COUNT_CAP, with `more` past it, or `exact` (a full count, as long as the filter makes it).
+ */
+export async function countReviews(
+  query: ReviewFilter & AssigneeFilter,
+  scope: RecordScope = ALL_RECORDS,
+  { exact = false, cap = COUNT_CAP }: { exact?: boolean; cap?: number } = {},
+): Promise<{ count: number; more: boolean }> {
+  const search = query.q ? await searchModeOf(query.q, scope) : undefined;
+  const limit = exact ? Prisma.empty : Prisma.sql`LIMIT ${cap + 1}`;
+  const [row] = await db().$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM (
+      SELECT 1 FROM review_records r
+       WHERE ${reviewFilterSql(query, Prisma.sql`r`, search)} ${assigneeCondition(query)}
+         ${scopeCondition(scope, Prisma.sql`r`)}
+       ${limit}) AS counted`;
+  const n = Number(row?.n ?? 0);
+  return exact ? { count: n, more: false } : { count: Math.min(n, cap), more: n > cap };
 }
 
 function toListItem(row: ListRow): ReviewQueueItem {

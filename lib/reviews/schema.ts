@@ -188,3 +188,11 @@ export const reviewListQuerySchema = listQuerySchema.extend({
     .meta({ description: "`me`: assigned to the signed-in person; `none`: unassigned; or a person's id." }),
 });
 export type ReviewListQuery = z.infer<typeof reviewListQuerySchema>;
+
+/** GET /api/v1/reviews/count: the list's filters, no page; `exact` for a count past the cap. */
+export const reviewCountQuerySchema = reviewListQuerySchema.omit({ cursor: true, limit: true, sort: true }).extend({
+  exact: z
+    .enum(["true", "false"])
+    .optional()
+    .meta({ description: "`true`: count every match, however many (slower on a large table); else up to 10,000." }),
+});

@@ -113,6 +113,7 @@ const PROBES: Record<string, Probe> = {
     }),
   },
   "GET /api/v1/reviews/stats": { allowed: 200, request: nothing },
+  "GET /api/v1/reviews/count": { allowed: 200, request: nothing },
   "GET /api/v1/reviews/groups": { allowed: 200, request: nothing },
   "GET /api/v1/reviews/[id]": {
     target: "record",
