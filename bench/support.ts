@@ -9,6 +9,7 @@ import { intakeReports } from "@/lib/reviews/intake";
 import type { ReportInput } from "@/lib/reviews/schema";
 import { seedSyntheticRecords } from "@/testing/seed/synthetic";
 import { withConnection } from "@/lib/db/connection";
+import { assertSchemaMatchesMigrated } from "./schema-match";
 
 // Shared by the benchmarks: where they run, and how their figures are summarised.
 
@@ -136,17 +137,22 @@ export async function runConcurrently(
   return latencies;
 }
 
-/** Seeds `count` synthetic records (testing/seed/synthetic.ts), telling how far it got every 250,000. */
+/**
+ * Seeds `count` synthetic records (testing/seed/synthetic.ts), telling how far it got every 250,000;
+ * then the database must still have a migrated one's schema (./schema-match.ts), or it throws.
+ */
 export async function seedWithProgress(url: string, count: number): Promise<{ inserted: number; ms: number }> {
   console.log(`seeding ${count.toLocaleString("en")} synthetic records ...`);
   let reported = 0;
-  return seedSyntheticRecords(url, count, {
+  const seeded = await seedSyntheticRecords(url, count, {
     onProgress: (done) => {
       if (done - reported < 250_000 && done !== count) return;
       reported = done;
       console.log(`  ${done.toLocaleString("en")} rows generated${done === count ? "; then indexes and ANALYZE" : ""}`);
     },
   });
+  await assertSchemaMatchesMigrated(url);
+  return seeded;
 }
 
 /**

@@ -22,6 +22,7 @@ import {
   startWorker,
   stopChild,
 } from "./fleet";
+import { type CpuHog, oneMinuteLoad, startCpuHog } from "./cpu-hog";
 import { runMain } from "./run-main";
 
 /*
@@ -49,6 +50,13 @@ import { runMain } from "./run-main";
  *     their claim ran out; no effect was created twice and per key in increasing sequence;
  *   - every live message is applied or on record; no API answer was a 500;
  *   - `review-console audit verify` passes on the decision log.
+ *
+ * Under load: SCALE_OUT_CPU_HOG=N starts N busy-loop processes (scripts/cpu-hog.ts) before the
+ * database is made and kills them at the end, also on failure. The 1-minute load average
+ * (/proc/loadavg) is printed before they start, before the workers start and at the end; the run
+ * then also fails unless that last figure is above SCALE_OUT_MIN_LOAD (12): a run meant to show
+ * the claims holding on a loaded machine proves nothing if the machine was not loaded. On 2 cores
+ * `SCALE_OUT_CPU_HOG=16` keeps the load above 12 (docs/scaling.md). Not part of CI.
  */
 
 const RECORDS = Number(process.env.SCALE_RECORDS ?? 20_000);
@@ -69,6 +77,9 @@ const REPLAY_LEASE_S = 30;
 /** How long replays run after the last dispatch before the checks (SCALE_OUTCOME_WAIT_S; all when the operation completes first). */
 const OUTCOME_WAIT_S = Number(process.env.SCALE_OUTCOME_WAIT_S ?? 45);
 const GROUP = "scale-workers";
+/** Busy-loop processes for the run's length (0: none), and the 1-minute load it must then end above. */
+const CPU_HOG = Number(process.env.SCALE_OUT_CPU_HOG ?? 0);
+const MIN_LOAD = Number(process.env.SCALE_OUT_MIN_LOAD ?? 12);
 const ROOT = path.resolve(import.meta.dirname, "..");
 
 /** The held records: key k has sequences 3..7 open as sequence-gap, last applied 2. $1 keys, $2 per key, $3 tag. */
@@ -106,6 +117,28 @@ interface OperationView {
 }
 
 async function main(): Promise<number> {
+  if (!(Number.isSafeInteger(CPU_HOG) && CPU_HOG >= 0))
+    throw new Error(`SCALE_OUT_CPU_HOG must be a whole number >= 0, got ${process.env.SCALE_OUT_CPU_HOG}`);
+  if (CPU_HOG === 0) return run(null);
+  console.log(`CPU hog: 1-minute load ${oneMinuteLoad().toFixed(2)} before ${CPU_HOG} busy-loop processes start`);
+  const hog = startCpuHog(CPU_HOG);
+  try {
+    const verdict = await run(hog);
+    const load = oneMinuteLoad();
+    console.log(`CPU hog: 1-minute load ${load.toFixed(2)} at the end (${CPU_HOG} busy-loop processes)`);
+    if (load <= MIN_LOAD) {
+      console.log(
+        `FAILED: the load was ${load.toFixed(2)} at the end, not above ${MIN_LOAD}: this run does not show the test under load`,
+      );
+      return 1;
+    }
+    return verdict;
+  } finally {
+    hog.stop();
+  }
+}
+
+async function run(hog: CpuHog | null): Promise<number> {
   const started = Date.now();
   const phase = (text: string) => console.log(`  [${((Date.now() - started) / 1000).toFixed(1)} s] ${text}`);
   const broker = brokerFor("redis");
@@ -181,6 +214,7 @@ async function main(): Promise<number> {
       const key = `${via === "replay" ? "replay" : "live"} ${type}${reason ? `: ${reason}` : ""}`;
       outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
     };
+    if (hog) console.log(`CPU hog: 1-minute load ${oneMinuteLoad().toFixed(2)} before the workers start`);
     for (let i = 0; i < WORKERS; i++) {
       workers.push(
         startWorker(
