@@ -81,23 +81,7 @@ export async function migrate(
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
-    // Looked up first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even when the table
-    // exists, which the runtime role (docs/threat-model.md) rightly lacks; with nothing pending,
-    // a migrate by that role is then a no-op instead of an error.
-    const { rows: found } = await client.query<{ t: string | null }>(
-      `SELECT to_regclass('"_review_console_migrations"')::text AS t`,
-    );
-    if (!found[0]?.t) {
-      await client.query(`CREATE TABLE IF NOT EXISTS "_review_console_migrations" (
-        "name" TEXT PRIMARY KEY,
-        "checksum" TEXT NOT NULL,
-        "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
-      )`);
-    }
-    const { rows } = await client.query<{ name: string; checksum: string }>(
-      `SELECT name, checksum FROM "_review_console_migrations"`,
-    );
-    const done = new Map(rows.map((r) => [r.name, r.checksum]));
+    const done = await appliedChecksums(client, "_review_console_migrations");
     const known = new Set(migrations.map((m) => m.name));
     const unknown = [...done.keys()].filter((n) => !known.has(n));
     if (unknown.length > 0) {
@@ -136,26 +120,35 @@ export async function migrate(
 }
 
 /**
+ * What the runner has applied, by name, from its bookkeeping `table` (made on first use). Looked
+ * up first: CREATE TABLE IF NOT EXISTS needs CREATE on the schema even when the table exists,
+ * which the runtime role (docs/threat-model.md) rightly lacks; with nothing pending, a migrate by
+ * that role is then a no-op instead of an error.
+ */
+async function appliedChecksums(
+  client: pg.Client,
+  table: "_review_console_migrations" | "_review_console_functions",
+): Promise<Map<string, string>> {
+  const { rows: found } = await client.query<{ t: string | null }>(`SELECT to_regclass('"${table}"')::text AS t`);
+  if (!found[0]?.t) {
+    await client.query(`CREATE TABLE IF NOT EXISTS "${table}" (
+      "name" TEXT PRIMARY KEY,
+      "checksum" TEXT NOT NULL,
+      "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
+    )`);
+  }
+  const { rows } = await client.query<{ name: string; checksum: string }>(`SELECT name, checksum FROM "${table}"`);
+  return new Map(rows.map((r) => [r.name, r.checksum]));
+}
+
+/**
  * The function files whose text differs from the one last applied (all of them, the first time),
  * each with its record in one transaction; under the migration lock, so two starting consoles do
  * not replace one function at once. A file that fails is named, and nothing of it stays.
  */
 async function applyChangedFunctions(client: pg.Client, functions: Migration[]): Promise<void> {
   if (functions.length === 0) return;
-  const { rows: found } = await client.query<{ t: string | null }>(
-    `SELECT to_regclass('"_review_console_functions"')::text AS t`,
-  );
-  if (!found[0]?.t) {
-    await client.query(`CREATE TABLE IF NOT EXISTS "_review_console_functions" (
-      "name" TEXT PRIMARY KEY,
-      "checksum" TEXT NOT NULL,
-      "applied_at" TIMESTAMPTZ NOT NULL DEFAULT now()
-    )`);
-  }
-  const { rows } = await client.query<{ name: string; checksum: string }>(
-    `SELECT name, checksum FROM "_review_console_functions"`,
-  );
-  const applied = new Map(rows.map((r) => [r.name, r.checksum]));
+  const applied = await appliedChecksums(client, "_review_console_functions");
   for (const f of functions) {
     if (applied.get(f.name) === f.checksum) continue;
     await client.query("BEGIN");
