@@ -584,6 +584,7 @@ describe("currentUser and requireUser (server components)", () => {
       email: auditor.email,
       role: "auditor",
       grants: [{ role: "auditor", domain: null }],
+      timeZone: "UTC",
     };
     expect(await currentUser()).toEqual(expected);
     expect(await requireUser()).toEqual(expected);
