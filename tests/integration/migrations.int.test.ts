@@ -8,7 +8,14 @@ import { appendFile, cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, inject, it } from "vitest";
-import { FUNCTIONS_DIR, loadFunctions, loadMigrations, migrate, MIGRATIONS_DIR } from "@/lib/db/migrate";
+import {
+  FUNCTIONS_DIR,
+  loadFunctions,
+  loadMigrations,
+  loadRewordings,
+  migrate,
+  MIGRATIONS_DIR,
+} from "@/lib/db/migrate";
 import { createTestDatabase, dropTestDatabase, withClient, type TestDatabase } from "../support/database";
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -120,6 +127,38 @@ describe("migrate()", () => {
     expect((await recorded(database.url)).map((r) => r.name)).toEqual(names);
     const runs = await withClient(database.url, (c) => c.query(`SELECT count(*)::int AS n FROM migration_runs`));
     expect(runs.rows[0].n, "executions of the counting migration").toBe(1);
+  });
+
+  it("takes a reworded migration's earlier checksum as current, and records the file's", async () => {
+    const rewordings = await loadRewordings();
+    const migrations = await loadMigrations();
+    const names = new Set(migrations.map((m) => m.name));
+    expect(
+      [...rewordings.keys()].filter((n) => !names.has(n)),
+      "reworded.json names unknown migrations",
+    ).toEqual([]);
+    const [name, [former]] = [...rewordings.entries()][0]!;
+    const current = migrations.find((m) => m.name === name)!.checksum;
+    expect(former).not.toBe(current);
+    const database = await migratedDatabase();
+    await withClient(database.url, (c) =>
+      c.query(`UPDATE "_review_console_migrations" SET checksum = $2 WHERE name = $1`, [name, former]),
+    );
+
+    const result = await migrate(database.url);
+
+    expect(result.applied).toEqual([]);
+    expect((await recorded(database.url)).find((r) => r.name === name)?.checksum).toBe(current);
+  });
+
+  it("refuses an earlier checksum that reworded.json does not list", async () => {
+    const database = await migratedDatabase();
+    const [first] = await loadMigrations();
+    await withClient(database.url, (c) =>
+      c.query(`UPDATE "_review_console_migrations" SET checksum = $2 WHERE name = $1`, [first!.name, "0".repeat(64)]),
+    );
+
+    await expect(migrate(database.url)).rejects.toThrow(`migration ${first!.name} was changed after it was applied`);
   });
 
   it("refuses a migration whose file changed after it was applied, naming it, and applies nothing", async () => {

@@ -1,4 +1,4 @@
--- The decision log's chain trusts nothing a database session can set (issue 9).
+-- The decision log's chain trusts nothing a database session can set.
 --
 -- Until now the chaining trigger carried the head from row to row in the session setting
 -- review_console.log_head, and any session may SET that: a role allowed only to INSERT could

@@ -1,4 +1,4 @@
--- People and tokens get a life cycle (issue 10, docs/decisions/0011-people-and-tokens.md).
+-- People and tokens get a life cycle (docs/decisions/0011-people-and-tokens.md).
 
 -- Better Auth's admin plugin keeps its ban on the user: a banned (disabled) person cannot start
 -- a session, and disabling one deletes their sessions. The console never sets a ban expiry (no

@@ -1,4 +1,4 @@
--- Counts at scale (issue 14, docs/decisions/0020-counts-at-scale.md): the grouped view of the
+-- Counts at scale (docs/decisions/0020-counts-at-scale.md): the grouped view of the
 -- queue and the decision log's time windows answer in constant time at 10,000,000 records and
 -- 30,000,000 log entries.
 --

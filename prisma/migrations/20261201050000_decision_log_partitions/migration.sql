@@ -1,5 +1,5 @@
 -- The decision log partitioned by month, so a month can be archived and removed without breaking
--- the chain (issue 15, `review-console archive`; docs/decisions/0023-retention-and-archive.md).
+-- the chain (`review-console archive`; docs/decisions/0023-retention-and-archive.md).
 --
 -- RANGE (at), one partition per UTC month (decision_log_YYYY_MM) plus decision_log_default, which
 -- catches a row whose month has no partition yet, so an append never fails for want of one.

@@ -1,4 +1,4 @@
--- Finished records by month (issue 15, docs/decisions/0024-finished-record-partitions.md).
+-- Finished records by month (docs/decisions/0024-finished-record-partitions.md).
 --
 -- review_records itself stays one table: it is the hottest table of the product, four tables
 -- reference its id, and a partitioned table's keys must include the partition key (the ADR says

@@ -1,4 +1,4 @@
--- Assignment (issue 16, docs/decisions/0028-assignment-and-scheduled-replays.md): a record may be
+-- Assignment (docs/decisions/0028-assignment-and-scheduled-replays.md): a record may be
 -- assigned to one person who acts on records (an owner or support). Who assigned whom, when and
 -- why is in the record's history and the decision log; the column holds only the current state.
 --

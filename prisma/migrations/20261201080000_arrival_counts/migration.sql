@@ -1,4 +1,4 @@
--- The overview page (issue 16, docs/decisions/0026-overview-and-charts.md): arrivals per hour and
+-- The overview page (docs/decisions/0026-overview-and-charts.md): arrivals per hour and
 -- day by category, reason and kind over up to 30 days, and the time to resolution per cause,
 -- each in bounded time at 1,000,000 records.
 --

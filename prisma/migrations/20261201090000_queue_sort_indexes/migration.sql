@@ -1,4 +1,4 @@
--- The queue's sorted orders (issue 16, docs/decisions/0027-queue-sorting.md): GET /api/v1/reviews
+-- The queue's sorted orders (docs/decisions/0027-queue-sorting.md): GET /api/v1/reviews
 -- with `sort=` orders by first_seen_at, last_seen_at or attempts, ties by id, and pages with a
 -- keyset on (column, id). Each order has two B-trees on (column, id):
 --

@@ -1,4 +1,4 @@
--- Domains (issue 17, docs/decisions/0029-domains.md): a domain groups message kinds (`payments`:
+-- Domains (docs/decisions/0029-domains.md): a domain groups message kinds (`payments`:
 -- `card.charge`, `invoice.*`), and roles are granted globally or per domain. A record belongs to
 -- the domain of its kind (domain_of_kind below); a record whose kind is in no domain is seen by
 -- global grants only.

@@ -1,4 +1,4 @@
--- Four-eyes approvals (issue 17, docs/decisions/0031-four-eyes-approvals.md): some decisions
+-- Four-eyes approvals (docs/decisions/0031-four-eyes-approvals.md): some decisions
 -- (cancel, confirm-applied, skip-gap on a record; a bulk operation above N records) do not run
 -- when asked: they wait as an approval request until another person who may take them in the
 -- record's domain approves.

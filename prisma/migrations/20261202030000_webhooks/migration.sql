@@ -1,4 +1,4 @@
--- Notifications (issue 17, docs/decisions/0032-notifications.md): outgoing webhooks. The
+-- Notifications (docs/decisions/0032-notifications.md): outgoing webhooks. The
 -- notifier (lib/notifications/) reads the decision log after a cursor and the counts tables,
 -- turns what it finds into events, and queues one delivery per endpoint and event in an outbox
 -- that a background loop sends, signed as the Standard Webhooks specification says.

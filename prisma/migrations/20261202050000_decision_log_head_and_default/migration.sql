@@ -1,4 +1,4 @@
--- Two trust fixes of the decision log (issue 15): the head lock is no longer open to every role,
+-- Two trust fixes of the decision log: the head lock is no longer open to every role,
 -- and a month stranded in the default partition can be archived.
 
 -- decision_log_next_at() (20261201050000) is SECURITY DEFINER and takes the decision log's head

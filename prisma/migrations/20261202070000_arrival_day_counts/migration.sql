@@ -1,4 +1,4 @@
--- The overview's 7- and 30-day arrivals in bounded work (issue 16, docs/decisions/0026-overview-
+-- The overview's 7- and 30-day arrivals in bounded work (docs/decisions/0026-overview-
 -- and-charts.md, "At 1M records"). Reading them from review_arrival_counts summed about 23,000
 -- hourly rows per request at 1,000,000 records (720 hours x the groups): that hash aggregate was
 -- the overview's slowest part. review_arrival_day_counts holds the same counts by UTC day, 24
