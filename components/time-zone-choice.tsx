@@ -16,6 +16,15 @@ function useBrowserZone(): string | null {
   );
 }
 
+/** False in the server's HTML and until React has hydrated it, true after. */
+function useHydrated(): boolean {
+  return useSyncExternalStore(
+    noSubscription,
+    () => true,
+    () => false,
+  );
+}
+
 /**
  * The header's choice of the zone every time is shown and typed in: UTC, or this browser's own
  * zone. Kept with the person's account (PUT /api/v1/me/preferences), so it holds on every page,
@@ -25,6 +34,9 @@ export function TimeZoneChoice() {
   const id = useId();
   const { zone, setZone } = useTimes();
   const browserZone = useBrowserZone();
+  // Until hydrated a choice would change the select but reach no handler, and the page would
+  // keep the old zone: the control is disabled until it can act.
+  const hydrated = useHydrated();
   const [saving, setSaving] = useState(false);
   const [failed, setFailed] = useState(false);
   // UTC, the zone kept (a person who chose Berlin and now travels keeps seeing it offered), and this browser's.
@@ -51,7 +63,7 @@ export function TimeZoneChoice() {
       <Select
         id={id}
         value={zone}
-        disabled={saving}
+        disabled={saving || !hydrated}
         title="The zone every time on these pages is shown and typed in"
         aria-describedby={failed ? `${id}-failed` : undefined}
         onChange={(event) => void choose(event.target.value)}
