@@ -37,6 +37,11 @@ describe("the OpenAPI document", () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeTruthy();
   });
 
+  it("names its server (relative: the console serving it) and its licence, as linters and client generators expect", () => {
+    expect(document.servers).toEqual([{ url: "/", description: expect.any(String) }]);
+    expect(document.info.license).toMatchObject({ identifier: "LicenseRef-Proprietary" });
+  });
+
   it("declares the bearer token and the session cookie, and every API operation accepts either", () => {
     expect(document.components?.securitySchemes?.bearerToken).toMatchObject({ type: "http", scheme: "bearer" });
     expect(document.components?.securitySchemes?.sessionCookie).toMatchObject({ type: "apiKey", in: "cookie" });

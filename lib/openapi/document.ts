@@ -85,9 +85,13 @@ export function buildOpenApiDocument() {
     info: {
       title: "Review Console API",
       version: packageJson.version,
+      // package.json says UNLICENSED: proprietary, no licence granted (an SPDX LicenseRef, not an SPDX id).
+      license: { name: "Proprietary (UNLICENSED)", identifier: "LicenseRef-Proprietary" },
       description:
         'The manual route for task queues: review records, controlled replay, decision log. Programs send `Authorization: Bearer <token>`; people in the console are signed in by the session cookie. Every 4xx answer of /api/v1 is `{"error": {"code", "message", "issues"?}}` and changes nothing.',
     },
+    // Relative: the document describes the console that serves it, at whatever address.
+    servers: [{ url: "/", description: "The console that serves this document" }],
     tags: TAGS,
     paths,
     components: {
