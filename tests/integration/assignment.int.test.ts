@@ -194,6 +194,18 @@ describe("GET /api/v1/assignees and the list's assignee filter", () => {
     expect((await call(assignees, { token: await as("auditor") })).status).toBe(403);
   });
 
+  it("shows a person whose headline role does not act as the acting role they hold (an auditor who also owns: owner)", async () => {
+    const auditor = await createPerson("auditor", "also-owns");
+    await sql(`INSERT INTO role_grants (user_id, role, domain, created_by) VALUES ($1, 'owner', NULL, 'test')`, [
+      auditor.id,
+    ]);
+    const res = await call(assignees, { token: await as("support") });
+    expect(res.body.people.find((p: { email: string }) => p.email === auditor.email)).toMatchObject({
+      id: auditor.id,
+      role: "owner",
+    });
+  });
+
   it("assignee=me needs a person (400 for a token); a malformed assignee is a 400 naming it", async () => {
     const owner = { token: await as("owner") };
     for (const query of ["assignee=me", "assignee=someone", "assignee="]) {
