@@ -1,4 +1,5 @@
 import { conflict, type Refusal } from "@/lib/domain/refusal";
+import { Prisma } from "@/lib/generated/prisma/client";
 import { effectivePolicy } from "./policies";
 import { isApprovableAction } from "./schema";
 import type { Tx } from "./store";
@@ -8,6 +9,8 @@ import type { Tx } from "./store";
 // - a record with a pending approval request is not changed by anything else while it waits
 //   (a note or an assignment, which decide nothing about the record, still go: a note moves the
 //   version, and the request then fails as stale when approved);
+// - a replay of such a record is not claimed while it waits (the claim would start the effect the
+//   pending decision may cancel, and the decision would then fail as stale);
 // - a bulk operation takes an action that a per-record policy holds back only when the
 //   operation itself was approved by a second person.
 
@@ -20,12 +23,15 @@ export interface PendingRequest {
   decision: string;
 }
 
+/** A request that still waits: pending and not yet overdue (`a` is approval_requests' alias). */
+export const PENDING_REQUEST = Prisma.sql`a.status = 'pending' AND a.expires_at > now()`;
+
 /** The pending (not yet overdue) request of each of `reviewIds` that has one. */
 export async function pendingRequestsOf(tx: Tx, reviewIds: readonly string[]): Promise<Map<string, PendingRequest>> {
   if (reviewIds.length === 0) return new Map();
   const rows = await tx.$queryRaw<PendingRequest[]>`
-    SELECT review_id::text AS "reviewId", id::text AS id, decision FROM approval_requests
-     WHERE status = 'pending' AND expires_at > now() AND review_id = ANY(${[...reviewIds]}::uuid[])`;
+    SELECT review_id::text AS "reviewId", id::text AS id, decision FROM approval_requests a
+     WHERE ${PENDING_REQUEST} AND a.review_id = ANY(${[...reviewIds]}::uuid[])`;
   return new Map(rows.map((r) => [r.reviewId, r]));
 }
 

@@ -1,4 +1,5 @@
 import { grantsOf, type Actor, domainsWhere } from "@/lib/access";
+import { PENDING_REQUEST } from "@/lib/approvals/pending";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { stringifyWithRaw } from "@review-console/contract";
@@ -47,6 +48,9 @@ WITH due AS (
      -- A paused bulk operation holds back its replays that no consumer has taken yet.
      AND (r.operation_id IS NULL OR NOT EXISTS (
        SELECT 1 FROM bulk_operations op WHERE op.id = r.operation_id AND op.state = 'paused'))
+     -- A record whose decision waits for a second person is changed by nothing else meanwhile
+     -- (lib/approvals/pending.ts): its replay waits too.
+     AND NOT EXISTS (SELECT 1 FROM approval_requests a WHERE a.review_id = r.review_id AND ${PENDING_REQUEST})
      AND NOT EXISTS (
        SELECT 1 FROM replays o
         WHERE o.sequence_key = r.sequence_key AND o.id <> r.id

@@ -6,6 +6,7 @@ import { GET as listApprovalsRoute } from "@/app/api/v1/approvals/route";
 import { POST as approveRoute } from "@/app/api/v1/approvals/[approvalId]/approve/route";
 import { POST as rejectRoute } from "@/app/api/v1/approvals/[approvalId]/reject/route";
 import { POST as createOperationRoute } from "@/app/api/v1/operations/route";
+import { POST as claimRoute } from "@/app/api/v1/replays/claim/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { verifyDecisionLog } from "@/lib/audit/verify";
@@ -199,6 +200,36 @@ describe("four-eyes approvals of record actions", () => {
     expect(twice.body.error.code).toBe("already-decided");
     expect(await state(r.id)).toMatchObject({ version: 2, cancels: 1 });
     expect((await verifyDecisionLog(database.current.url)).ok).toBe(true);
+  });
+
+  it("a scheduled replay is not claimed while a cancel of its record waits, and is once the request is rejected", async () => {
+    const payments = await domain("payments");
+    const r = await record(payments.kind);
+    const owner = await signedIn("owner", "replays");
+    const scheduled = await call(act, {
+      ...auth(owner),
+      params: { id: r.id },
+      body: { action: "replay", expectedVersion: 1, reason: "fixed upstream", checkDone: true },
+    });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(200);
+    await policy({ decision: "cancel", domain: payments.name, expiresAfterSeconds: 3600 });
+    const held = await cancel(owner, r.id, scheduled.body.version);
+    expect(held.status, JSON.stringify(held.body)).toBe(202);
+    const claim = async () => {
+      const res = await call(claimRoute, {
+        token: consumer!,
+        body: { consumer: `worker-${tag()}`, kinds: [payments.kind], limit: 10 },
+      });
+      expect(res.status).toBe(200);
+      return (res.body.items as { reviewId: string }[]).map((i) => i.reviewId);
+    };
+
+    expect(await claim(), "claimed while the cancel waited").toEqual([]);
+    expect(await state(r.id)).toMatchObject({ status: "replay-scheduled" });
+
+    const no = await reject(await signedIn("owner", "second-look"), held.body.approval.id);
+    expect(no.status, JSON.stringify(no.body)).toBe(200);
+    expect(await claim()).toEqual([r.id]);
   });
 
   it("two approvals at the same moment run the decision once", async () => {
