@@ -112,11 +112,11 @@ WITH shaped AS (
     FROM generate_series(1, $1::bigint) AS g
 )
 INSERT INTO review_records (status, category, reason, required_check, attempts, report_count, last_error,
-    message, message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source,
+    error_class, message, message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source,
     version, first_seen_at, last_seen_at, updated_at)
 SELECT 'open', 'manual-review', 'retry-limit',
        'find out why invoice.reminder keeps failing for ' || sequence_key || ' before replaying it', 3, 1,
-       'dependency-not-ready: upstream answered 503 for ' || sequence_key,
+       'dependency-not-ready: upstream answered 503 for ' || sequence_key, 'dependency-not-ready',
        ('{"id":"' || message_id || '","kind":"invoice.reminder","effectKey":"' || sequence_key
          || ':reminder-1","sequenceKey":"' || sequence_key || '","sequence":1,"payload":{"schema":"2021-03","invoiceId":"'
          || (900000 + g) || '"}}')::json,

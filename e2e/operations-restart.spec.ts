@@ -47,6 +47,7 @@ test("a console restarted mid-operation resumes it and dispatches nothing twice"
       requiredCheck: "find the predecessor",
       attempts: 1,
       lastError: `${cause} predecessor missing`,
+      errorClass: cause,
       message: {
         id: `msg-${cause}-${i}`,
         kind: "invoice.reminder",

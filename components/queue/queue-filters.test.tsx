@@ -28,7 +28,7 @@ describe("QueueFilters", () => {
     ]) {
       expect(screen.getByLabelText(label), label).toBeInTheDocument();
     }
-    expect(screen.getByLabelText("Search")).toHaveAccessibleDescription(/Record id, message id or payload text/);
+    expect(screen.getByLabelText("Search")).toHaveAccessibleDescription(/Record id, message id, payload or error text/);
     expect(screen.getByLabelText("Status")).toHaveValue("open");
     expect(screen.getByRole("search", { name: "Filter the queue" })).toBeInTheDocument();
   });

@@ -99,7 +99,7 @@ export function QueueFilters({
           qShort ? (
             <span className={styles.invalidHint}>Type at least 2 characters.</span>
           ) : (
-            "Record id, message id or payload text · Enter applies · / to focus"
+            "Record id, message id, payload or error text · Enter applies · / to focus"
           )
         }
       >

@@ -63,7 +63,9 @@ export const reviewListItemSchema = z
     firstSeenAt: instant,
     lastSeenAt: instant,
     ready: z.boolean().meta({ description: "A held sequence-gap record whose predecessors have been applied." }),
-    errorClass: z.string().nullable().meta({ description: "The leading token of `lastError`, or null." }),
+    errorClass: z.string().nullable().meta({
+      description: "The cause: the class the client sent, else derived from `lastError` (docs/api.md); or null.",
+    }),
     lastError: z.string().nullable().meta({ description: "The start (300 characters) of the last error reported." }),
     assignee: assigneeSchema.nullable().meta({ description: "Who the record is assigned to, or null." }),
   })

@@ -98,7 +98,9 @@ export async function reportReplayOutcome(
       ? Prisma.sql`attempts = attempts + 1, last_seen_at = now(),
           reason = COALESCE(${request.reason ?? null}, reason),
           required_check = COALESCE(${request.requiredCheck ?? null}, required_check),
-          last_error = COALESCE(${request.detail ?? null}, last_error),`
+          last_error = COALESCE(${request.detail ?? null}, last_error),
+          error_class = CASE WHEN ${request.detail ?? null}::text IS NULL THEN error_class
+                             ELSE review_error_class(${request.detail ?? null}) END,`
       : Prisma.empty;
     await tx.$executeRaw`
       UPDATE review_records SET ${again} status = ${recordStatus}::"ReviewStatus", version = version + 1,

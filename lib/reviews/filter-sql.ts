@@ -62,7 +62,8 @@ export function reviewFilterSql(
 /*
  * `q` (docs/api.md): when it is exactly the id, message id, effect key or sequence key of some
  * record (an "exact term"), it selects the records with that id or key; otherwise it is a
- * case-insensitive substring search over the record id and the message text.
+ * case-insensitive substring search over the record id, the message text, the reason, the required
+ * check and the last error.
  *
  * Why two modes: the substring search is a trigram index scan, whose cost is the length of the
  * posting lists of the term's trigrams. An id-like term shares most of its trigrams with every
@@ -100,10 +101,14 @@ function exactTermExists(q: string, scope: RecordScope): Prisma.Sql {
     WHERE (${Prisma.join(exactTermArms(q, hit), " OR ")}) ${scopeCondition(scope, hit)})`;
 }
 
-/** Case-insensitive substring of the record id and the message text (trigram index). */
+/**
+ * Case-insensitive substring of the record id, the message text, the reason, the required check
+ * and the last error (one trigram index over SQL `review_search_text`).
+ */
 function textSearchCondition(q: string, alias: Prisma.Sql): Prisma.Sql {
   const pattern = `%${escapeLike(q.toLowerCase())}%`;
-  return Prisma.sql`review_search_text(${alias}.id, ${alias}.message) LIKE ${pattern}`;
+  return Prisma.sql`review_search_text(${alias}.id, ${alias}.message, ${alias}.reason, ${alias}.required_check,
+    ${alias}.last_error) LIKE ${pattern}`;
 }
 
 /**

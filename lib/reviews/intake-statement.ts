@@ -21,6 +21,8 @@ export interface IntakeRowInput {
   required_check: string;
   attempts: number;
   last_error?: string;
+  /** The client's own class of `last_error`; absent: the database derives it (SQL `review_error_class`). */
+  error_class?: string;
   /** The message's JSON text, cast to json by the statement (so stored byte for byte). */
   message: string;
   message_key: string;
@@ -52,13 +54,13 @@ export interface IntakeRow {
 }
 
 /** Bump the version when the text changes: a connection keeps a name's first text. */
-export const INTAKE_STATEMENT_NAME = "review-console:intake-round:v3";
+export const INTAKE_STATEMENT_NAME = "review-console:intake-round:v4";
 
 export const INTAKE_ROUND_SQL = `
 WITH input AS (
   SELECT * FROM json_to_recordset($1::json) AS t(
     ord int, category "ReviewCategory", reason text, required_check text, attempts int, last_error text,
-    message text, message_key text, message_id text, kind text, effect_key text, sequence_key text,
+    error_class text, message text, message_key text, message_id text, kind text, effect_key text, sequence_key text,
     sequence bigint, payload_schema text, source jsonb)
 ), foreign_key AS (
   -- $4: the domains a scoped reporter reports into (NULL for a global reporter, for whom this is
@@ -87,9 +89,10 @@ WITH input AS (
   ) f
   WHERE $4::text[] IS NOT NULL
 ), up AS (
-  INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, message,
-      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
-  SELECT category, reason, required_check, attempts, last_error, message::json,
+  INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, error_class,
+      message, message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
+  SELECT category, reason, required_check, attempts, last_error,
+      COALESCE(error_class, public.review_error_class(last_error)), message::json,
       message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source
     FROM input WHERE NOT EXISTS (SELECT 1 FROM foreign_key f WHERE f.ord = input.ord) ORDER BY ord
   ON CONFLICT (message_key) WHERE status IN ('open', 'replay-scheduled', 'replaying')
@@ -102,6 +105,10 @@ WITH input AS (
       reason = EXCLUDED.reason,
       required_check = EXCLUDED.required_check,
       last_error = COALESCE(EXCLUDED.last_error, r.last_error),
+      -- The class follows the report that brings a last error or a class; one with neither
+      -- keeps both.
+      error_class = CASE WHEN EXCLUDED.last_error IS NULL AND EXCLUDED.error_class IS NULL
+                         THEN r.error_class ELSE EXCLUDED.error_class END,
       source = COALESCE(EXCLUDED.source, r.source),
       last_seen_at = now(),
       updated_at = now(),

@@ -96,6 +96,7 @@ function inputRow(report: PreparedReport, ord: number): IntakeRowInput {
     required_check: storable(input.requiredCheck),
     attempts: input.attempts,
     last_error: storable(input.lastError),
+    error_class: storable(input.errorClass),
     message: report.messageText,
     message_key: storable(report.messageKey),
     message_id: storable(indexable(keys.id)),

@@ -40,7 +40,7 @@ export interface ReviewListItem {
 
 /** A list item as the list serves it: the fields of docs/api.md plus the last error and its class. */
 export interface ReviewQueueItem extends ReviewListItem {
-  /** The class of `lastError` (SQL `review_error_class`), or null. */
+  /** The cause: the class the client sent, else SQL `review_error_class` of `lastError`; or null. */
   errorClass: string | null;
   lastError: string | null;
 }

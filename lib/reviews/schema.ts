@@ -47,6 +47,22 @@ export function mayHaveShapeProblem(value: unknown, depth = 0): boolean {
   return false;
 }
 
+/**
+ * `errorClass=(none)` selects records without an error class (no last error, or nothing left of
+ * it by the rule of SQL `review_error_class`). Neither the rule nor a client ever gives a record
+ * exactly this class, so the sentinel cannot collide with one.
+ */
+export const ERROR_CLASS_NONE = "(none)";
+
+/** A client's own class of its error (a code it knows), in place of the one the rule derives. */
+const errorClassSchema = requiredText(64)
+  .refine((s) => !/[\u0000-\u001f\u007f]/.test(s), "must be one line of text, without control characters")
+  .refine((s) => s !== ERROR_CLASS_NONE, `must not be ${ERROR_CLASS_NONE}, which means "no class"`)
+  .meta({
+    description:
+      "The cause as the client classes it (e.g. a code it knows), 1–64 characters; absent: derived from `lastError`.",
+  });
+
 export const reportSchema = z
   .object({
     category: z.enum(REVIEW_CATEGORIES),
@@ -54,6 +70,7 @@ export const reportSchema = z
     requiredCheck: requiredText(2000),
     attempts: z.int().min(0).max(1_000_000),
     lastError: plain(20_000).optional(),
+    errorClass: errorClassSchema.optional(),
     source: sourceSchema.optional(),
     // The envelope as the consumer received it, valid or not. It came out of JSON.parse, so it is
     // JSON already; only its presence and what the database cannot store are checked.
@@ -97,13 +114,6 @@ function listOf<const T extends readonly [string, ...string[]]>(values: T) {
 const filterText = requiredText(500);
 
 /**
- * `errorClass=(none)` selects records without an error class (no last error, or one that does not
- * start with a token). A real class never contains parentheses (SQL `review_error_class`), so the
- * sentinel cannot collide with one.
- */
-export const ERROR_CLASS_NONE = "(none)";
-
-/**
  * The list's orders besides the default (newest first by arrival, `seq`): a field name, ascending,
  * or with a leading `-`, descending. Ties are broken by the record id in the same direction, so
  * every order is total and a keyset cursor can resume it exactly (ADR 0027).
@@ -145,7 +155,8 @@ export const listQuerySchema = z.object({
     .meta({
       description:
         "A whole record id, message id, effect key or sequence key selects the records with it; any other term " +
-        "is a case-insensitive substring search of the record id and the whole message text.",
+        "is a case-insensitive substring search of the record id, the whole message text, the reason, the required " +
+        "check and the last error.",
     }),
   sort: z
     .enum(LIST_SORTS as [ListSort, ...ListSort[]], {

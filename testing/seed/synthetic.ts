@@ -105,11 +105,18 @@ WITH rolled AS (
            ELSE ',"template":"' || (ARRAY['welcome', 'password-reset', 'receipt'])[1 + amount % 3] || '"'
          END
       || '}}' AS message,
+    -- Phrased like consumers report errors; contract and payload problems carry no error text.
+    CASE reason
+      WHEN 'effect-result-unknown' THEN 'ETIMEDOUT after 30000 ms: POST https://provider.example/'
+        || replace(kind, '.', '/')
+      WHEN 'retry-limit' THEN 'dependency-not-ready: upstream answered 503 for ' || sequence_key
+      WHEN 'provider-rejected' THEN '422 ' || main_field || ' rejected by the provider'
+    END AS last_error,
     $4::timestamptz + (g - 1) * $5::float8 * interval '1 millisecond' AS first_seen_at
   FROM enveloped
 )
 INSERT INTO review_records (status, category, reason, required_check, attempts, report_count, last_error,
-    message, message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source,
+    error_class, message, message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source,
     version, first_seen_at, last_seen_at, updated_at)
 SELECT status::"ReviewStatus", category::"ReviewCategory", reason,
     CASE reason
@@ -126,15 +133,8 @@ SELECT status::"ReviewStatus", category::"ReviewCategory", reason,
       ELSE 'check why the provider rejected ' || full_effect_key || ' and correct the payload'
     END,
     attempts, report_count,
-    -- Phrased like consumers report errors, so the derived error_class groups them (ETIMEDOUT,
-    -- dependency-not-ready, 422); contract and payload problems carry no error text.
-    CASE reason
-      WHEN 'effect-result-unknown' THEN 'ETIMEDOUT after 30000 ms: POST https://provider.example/'
-        || replace(kind, '.', '/')
-      WHEN 'retry-limit' THEN 'dependency-not-ready: upstream answered 503 for ' || sequence_key
-      WHEN 'provider-rejected' THEN '422 ' || main_field || ' rejected by the provider'
-      ELSE NULL
-    END,
+    -- Classed as intake classes them: ETIMEDOUT, dependency-not-ready, 422.
+    last_error, public.review_error_class(last_error),
     message::json, 'id:' || message_id, message_id, kind, effect_key, sequence_key, sequence, payload_schema,
     jsonb_build_object('transport', (ARRAY['redis-streams', 'rabbitmq', 'kafka'])[1 + g % 3],
                        'queue', replace(kind, '.', '-'),

@@ -15,7 +15,8 @@ import { setupTestDatabase, withClient } from "../support/database";
 // statement on node-postgres) must write exactly what the statement before it wrote (one typed
 // array per column, through Prisma): the same records, history, log entries and answers, for new
 // messages, repeats of open records, a message whose earlier record is finished, and repeats
-// inside one batch (rounds). The statement before it is kept here, as it was, as the reference.
+// inside one batch (rounds). The statement before it is kept here as the reference, as it was but
+// for the error class, which the database computed then and intake writes now.
 
 const database = setupTestDatabase();
 const actor: Actor = { kind: "token", id: "t-compare", label: "token:compare", role: "consumer" };
@@ -29,9 +30,10 @@ WITH input AS (
          message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
 ), up AS (
   INSERT INTO review_records AS r (category, reason, required_check, attempts, last_error, message,
-      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source)
+      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source, error_class)
   SELECT category, reason, required_check, attempts, last_error, message::json,
-      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source::jsonb
+      message_key, message_id, kind, effect_key, sequence_key, sequence, payload_schema, source::jsonb,
+      review_error_class(last_error)
     FROM input ORDER BY ord
   ON CONFLICT (message_key) WHERE status IN ('open', 'replay-scheduled', 'replaying')
   DO UPDATE SET
@@ -41,6 +43,8 @@ WITH input AS (
       reason = EXCLUDED.reason,
       required_check = EXCLUDED.required_check,
       last_error = COALESCE(EXCLUDED.last_error, r.last_error),
+      error_class = CASE WHEN EXCLUDED.last_error IS NULL THEN r.error_class
+                         ELSE review_error_class(EXCLUDED.last_error) END,
       source = COALESCE(EXCLUDED.source, r.source),
       last_seen_at = now(),
       updated_at = now(),

@@ -309,3 +309,49 @@ describe("SQL functions: one file each (prisma/functions, ADR 0044)", () => {
     expect((await functionDefinitions(database.url)).decision_log_ensure_partitions).toContain("-- changed in place");
   });
 });
+
+describe("upgrading to error classes by shape (20261206000000_error_class_by_shape)", () => {
+  const UPGRADE = "20261206000000_error_class_by_shape";
+
+  it("keeps every existing record's class, classes new ones by the new rule, and searches the last error", async () => {
+    const copy = await migrationsCopy();
+    await rm(path.join(copy.dir, UPGRADE), { recursive: true });
+    const database = await emptyDatabase();
+    await migrate(database.url, copy.dir); // the schema of the release before
+    const insert = (id: string, lastError: string) =>
+      withClient(database.url, (c) =>
+        c.query(
+          `INSERT INTO review_records (category, reason, required_check, last_error, message, message_key, message_id)
+           VALUES ('manual-review', 'retry-limit', 'check', $2, $3::json, 'id:' || $1, $1) RETURNING id::text`,
+          [id, lastError, JSON.stringify({ id })],
+        ),
+      );
+    await insert("old-1", "worker billing-worker-2 stopped responding");
+    const classes = () =>
+      withClient(database.url, async (c) => {
+        const { rows } = await c.query(`SELECT message_id, error_class FROM review_records ORDER BY seq`);
+        return rows.map((r) => [r.message_id, r.error_class]);
+      });
+    expect(await classes()).toEqual([["old-1", "worker"]]);
+
+    await cp(path.join(MIGRATIONS_DIR, UPGRADE), path.join(copy.dir, UPGRADE), { recursive: true });
+    await migrate(database.url, copy.dir);
+    expect(await classes(), "an existing record keeps its class").toEqual([["old-1", "worker"]]);
+    // The column is a plain one now: intake writes it (a client's class, else the rule).
+    await withClient(database.url, (c) =>
+      c.query(
+        `INSERT INTO review_records (category, reason, required_check, last_error, error_class, message, message_key)
+         VALUES ('manual-review', 'retry-limit', 'check', 'x', review_error_class('worker billing-worker-3 stopped responding'),
+                 '{}'::json, 'id:new-1')`,
+      ),
+    );
+    expect((await classes())[1]).toEqual([null, "worker <id> stopped responding"]);
+    const found = await withClient(database.url, (c) =>
+      c.query(
+        `SELECT message_id FROM review_records
+          WHERE review_search_text(id, message, reason, required_check, last_error) LIKE '%billing-worker-2%'`,
+      ),
+    );
+    expect(found.rows).toEqual([{ message_id: "old-1" }]);
+  });
+});

@@ -156,6 +156,37 @@ describe("POST /api/v1/replays/{replayId}/outcome", () => {
     expect(again.status, "an outcome is reported once").toBe(409);
   });
 
+  it("a failed replay's detail becomes the record's last error and classes it; an outcome without one keeps both", async () => {
+    const kind = kindOf();
+    const r = await scheduled(kind, `k-${kind}`, 1);
+    const errorOf = async () =>
+      (await sql(`SELECT last_error, error_class FROM review_records WHERE id = $1`, [r.id]))[0];
+    expect(await errorOf()).toEqual({ last_error: null, error_class: null });
+    const [first] = (await claimFor(kind)).body.items;
+    const failed = await call(outcome, {
+      token: consumer,
+      params: { replayId: first.replayId },
+      body: { outcome: "failed", detail: "connect ECONNREFUSED 10.0.0.7:443" },
+    });
+    expect(failed.status).toBe(200);
+    expect(await errorOf()).toEqual({ last_error: "connect ECONNREFUSED 10.0.0.7:443", error_class: "ECONNREFUSED" });
+
+    const replayed = await call(act, {
+      token: owner,
+      params: { id: r.id },
+      body: { action: "replay", expectedVersion: 4, reason: "try again", checkDone: true },
+    });
+    expect(replayed.status, JSON.stringify(replayed.body)).toBe(200);
+    const [second] = (await claimFor(kind)).body.items;
+    const bare = await call(outcome, {
+      token: consumer,
+      params: { replayId: second.replayId },
+      body: { outcome: "failed" },
+    });
+    expect(bare.status).toBe(200);
+    expect(await errorOf()).toEqual({ last_error: "connect ECONNREFUSED 10.0.0.7:443", error_class: "ECONNREFUSED" });
+  });
+
   it("unknown replays are 404", async () => {
     await tokens();
     const res = await call(outcome, {

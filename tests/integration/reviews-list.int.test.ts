@@ -64,9 +64,11 @@ interface Spec {
   messageId?: string;
   sequence?: number;
   payload?: Record<string, unknown>;
+  requiredCheck?: string;
+  lastError?: string;
 }
 
-interface Seeded extends Required<Omit<Spec, "payload">> {
+interface Seeded extends Required<Omit<Spec, "payload" | "requiredCheck" | "lastError">> {
   id: string;
 }
 
@@ -83,8 +85,9 @@ function reportFor(tag: string, spec: Spec, index: number) {
   return {
     category: spec.category ?? ("manual-review" as Category),
     reason: spec.reason ?? `reason-${tag}`,
-    requiredCheck: `check ${tag} ${index}`,
+    requiredCheck: spec.requiredCheck ?? `check ${tag} ${index}`,
     attempts: 1,
+    ...(spec.lastError === undefined ? {} : { lastError: spec.lastError }),
     source: { transport: "redis-streams", queue: `q-${tag}` },
     message,
   };
@@ -451,6 +454,34 @@ describe("GET /api/v1/reviews: q (free-text search)", () => {
     );
     const { items } = await walk({ q: `needle-${tag}`, status: "open" }, 2);
     expect(ids(items)).toEqual(await newestFirst(set.filter((r) => r.status === "open")));
+  });
+
+  it("finds a record by words of its last error, its reason and its required check", async () => {
+    const tag = newTag();
+    const [timedOut, paid, checked, quiet] = await seed(tag, [
+      { lastError: `ETIMEDOUT after 30000 ms: POST https://ledger.example/${tag}` },
+      { lastError: "Error: invoice 2050 was already paid" },
+      { reason: `bank-hold-${tag}`, requiredCheck: `Call the Bank about wire ${tag}` },
+      { payload: { schema: "2021-03", note: "nothing to see" } },
+    ]);
+    const within = async (q: string) => ids((await walk({ q, kind: `kind-${tag}` }, 50)).items);
+    expect(await within("ETIMEDOUT")).toEqual([timedOut!.id]);
+    expect(await within("invoice 2050")).toEqual([paid!.id]);
+    expect(await within("ALREADY PAID")).toEqual([paid!.id]);
+    expect(await within(`bank-hold-${tag}`)).toEqual([checked!.id]);
+    expect(await within(`call the bank about wire ${tag}`)).toEqual([checked!.id]);
+    // The parts are searched one by one: a term that spans the reason and the check finds nothing.
+    expect(await within(`bank-hold-${tag}Call`)).toEqual([]);
+    expect(await within("nothing to see")).toEqual([quiet!.id]);
+  });
+
+  it("keeps a whole message id an exact lookup, though another record's error mentions it", async () => {
+    const tag = newTag();
+    const [target] = await seed(tag, [{}]);
+    await seed(`${tag}x`, [{ lastError: `duplicate of m-${tag}-0, see there` }]);
+    expect(await search(`m-${tag}-0`)).toEqual([target!.id]);
+    // As a substring (a part of the id), the mention is found too.
+    expect((await search(`m-${tag}-`)).sort()).toHaveLength(2);
   });
 
   // Found by this file: the search runs over the message's JSON text, so a `"` in the payload

@@ -49,8 +49,8 @@ export function envelope(kind: string, key: string, n: number, extra: Record<str
 
 /**
  * Reports held sequence-gap records through the real intake, in the given order (which is their
- * `seq` order, the order an operation dispatches them in). `errorClass` becomes the records'
- * error class (the leading token of lastError), so one test's records form a cause of their own.
+ * `seq` order, the order an operation dispatches them in). `errorClass` is sent as the records'
+ * own error class, so one test's records form a cause of their own.
  */
 export async function reportGaps(
   envelopes: unknown[],
@@ -68,6 +68,7 @@ export async function reportGaps(
           requiredCheck: "find the missing predecessor",
           attempts: 1,
           lastError: `${errorClass} predecessor missing`,
+          errorClass,
           source: { transport: "redis-streams", queue: "invoices", consumer: "billing-worker" },
           message,
         },
