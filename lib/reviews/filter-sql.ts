@@ -62,8 +62,8 @@ export function reviewFilterSql(
 /*
  * `q` (docs/api.md): when it is exactly the id, message id, effect key or sequence key of some
  * record (an "exact term"), it selects the records with that id or key; otherwise it is a
- * case-insensitive substring search over the record id, the message text, the reason, the required
- * check and the last error.
+ * case-insensitive substring search over the message text, the reason, the required check and
+ * the last error, plus the records whose id starts with it.
  *
  * Why two modes: the substring search is a trigram index scan, whose cost is the length of the
  * posting lists of the term's trigrams. An id-like term shares most of its trigrams with every
@@ -101,14 +101,37 @@ function exactTermExists(q: string, scope: RecordScope): Prisma.Sql {
     WHERE (${Prisma.join(exactTermArms(q, hit), " OR ")}) ${scopeCondition(scope, hit)})`;
 }
 
+const UUID_TEMPLATE = "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx";
+
 /**
- * Case-insensitive substring of the record id, the message text, the reason, the required check
- * and the last error (one trigram index over SQL `review_search_text`).
+ * The ids that start with `q` as a range of the primary key, when `q` is the start of a UUID (the
+ * console shows ids by their first 8 characters): `[q000…, qfff…]`. Null for any other term.
+ */
+export function idPrefixRange(q: string): { from: string; to: string } | null {
+  const term = q.toLowerCase();
+  if (term.length > UUID_TEMPLATE.length) return null;
+  for (let i = 0; i < term.length; i++) {
+    if (UUID_TEMPLATE[i] === "-" ? term[i] !== "-" : !/[0-9a-f]/.test(term[i]!)) return null;
+  }
+  const hex = term.replaceAll("-", "");
+  const uuid = (digits: string) =>
+    [digits.slice(0, 8), digits.slice(8, 12), digits.slice(12, 16), digits.slice(16, 20), digits.slice(20)].join("-");
+  return { from: uuid(hex.padEnd(32, "0")), to: uuid(hex.padEnd(32, "f")) };
+}
+
+/**
+ * Case-insensitive substring of the message text, the reason, the required check and the last
+ * error (one trigram index over SQL `review_search_text`), or an id that starts with `q` (the
+ * primary key). The id is not in the trigram text: its random digits were the costliest part of
+ * that index to maintain at intake, and no one types the middle of a UUID
+ * (docs/decisions/0045-error-class-by-shape.md).
  */
 function textSearchCondition(q: string, alias: Prisma.Sql): Prisma.Sql {
   const pattern = `%${escapeLike(q.toLowerCase())}%`;
-  return Prisma.sql`review_search_text(${alias}.id, ${alias}.message, ${alias}.reason, ${alias}.required_check,
+  const text = Prisma.sql`review_search_text(${alias}.message, ${alias}.reason, ${alias}.required_check,
     ${alias}.last_error) LIKE ${pattern}`;
+  const ids = idPrefixRange(q);
+  return ids ? Prisma.sql`(${text} OR ${alias}.id BETWEEN ${ids.from}::uuid AND ${ids.to}::uuid)` : text;
 }
 
 /**

@@ -155,8 +155,8 @@ export const listQuerySchema = z.object({
     .meta({
       description:
         "A whole record id, message id, effect key or sequence key selects the records with it; any other term " +
-        "is a case-insensitive substring search of the record id, the whole message text, the reason, the required " +
-        "check and the last error.",
+        "is a case-insensitive substring search of the whole message text, the reason, the required check and the " +
+        "last error, and of the start of the record id.",
     }),
   sort: z
     .enum(LIST_SORTS as [ListSort, ...ListSort[]], {

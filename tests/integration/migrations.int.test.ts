@@ -349,7 +349,7 @@ describe("upgrading to error classes by shape (20261206000000_error_class_by_sha
     const found = await withClient(database.url, (c) =>
       c.query(
         `SELECT message_id FROM review_records
-          WHERE review_search_text(id, message, reason, required_check, last_error) LIKE '%billing-worker-2%'`,
+          WHERE review_search_text(message, reason, required_check, last_error) LIKE '%billing-worker-2%'`,
       ),
     );
     expect(found.rows).toEqual([{ message_id: "old-1" }]);

@@ -419,8 +419,12 @@ describe("GET /api/v1/reviews: q (free-text search)", () => {
     expect(await search(`seqq-${tag}`)).toEqual([main.id]);
     expect(await search(`Giraffe ${tag}`)).toEqual([main.id]);
     expect(await search(main.id)).toEqual([main.id]);
-    // A part of the id is enough.
+    // The start of the id is enough (the console shows ids by their first 8 characters), in any
+    // letter case and up to any character, a dash included.
     expect(await search(main.id.slice(0, 13))).toContain(main.id);
+    expect(await search(main.id.slice(0, 8).toUpperCase())).toContain(main.id);
+    expect(await search(main.id.slice(0, 9))).toContain(main.id);
+    expect(await search(main.id.slice(0, 35))).toEqual([main.id]);
   });
 
   it("is case-insensitive, in the query and in the stored text", async () => {
