@@ -1,4 +1,4 @@
-import type { Metadata } from "next";
+import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import type { ReactNode } from "react";
 import "./globals.css";
@@ -8,6 +8,10 @@ export const metadata: Metadata = {
   title: "Review Console",
   description: "The manual route for task queues",
 };
+
+// <meta name="color-scheme">: the browser paints its own parts (the canvas before the CSS
+// arrives, scrollbars) in the system's scheme from the first byte; app/globals.css has the colours.
+export const viewport: Viewport = { colorScheme: "light dark" };
 
 // Reading the request's headers makes every page render per request, as its nonce requires: a
 // page built ahead of time would carry no nonce, and the CSP would block its scripts.

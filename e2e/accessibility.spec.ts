@@ -1,17 +1,9 @@
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
+import { seriousViolations } from "./axe";
 import { expect, invoiceReminder, redisSource, test, uniqueTag } from "./records";
 
 // The console's pages pass axe-core with no serious or critical violation, checked on pages
 // that hold real content (records of every category, decision-log entries), not empty shells.
-
-/** Serious and critical violations, one line each with the elements they were found on. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(" ")).join(", ")})`);
-}
 
 test.describe("no serious or critical accessibility violation", () => {
   let ids: { manual: string; gap: string; unknown: string };

@@ -4,12 +4,14 @@ import "uplot/dist/uPlot.min.css";
 import { useEffect, useRef, useState } from "react";
 import type uPlot from "uplot";
 import { useTimes } from "@/components/ui/time-zone";
+import { useColorScheme } from "@/components/ui/use-color-scheme";
 import { type ArrivalSeries, bucketLabel, bucketZone, formatCount } from "./model";
 import styles from "./overview.module.css";
 
 /**
  * Colours of the series, in order (the table alternative names them; colour is never the only
- * cue). Chosen to stay apart for the common colour-vision deficiencies (Okabe-Ito).
+ * cue). Chosen to stay apart for the common colour-vision deficiencies (Okabe-Ito), and each at
+ * >= 3:1 on the light and on the dark background, so they serve both schemes.
  */
 export const SERIES_COLOURS = ["#0072b2", "#d55e00", "#009e73", "#cc79a7", "#e69f00", "#56b4e9", "#6b6b6b"];
 
@@ -21,7 +23,9 @@ const HEIGHT = 240;
  * (docs/decisions/0026-overview-and-charts.md). Pointing at it shows that bucket's counts below it.
  * uPlot needs `window` and a canvas, so it is imported in the browser only, after the first
  * render; until then (and if it fails) the box keeps its height and the table below carries the
- * numbers. The box is an image for assistive technology, named by `summary`.
+ * numbers. The box is an image for assistive technology, named by `summary`. A canvas takes no
+ * CSS, so the axes' colours are read from the tokens when drawing, and the chart is drawn again
+ * when the system's colour scheme changes.
  */
 export function ArrivalsChart({
   buckets,
@@ -35,6 +39,7 @@ export function ArrivalsChart({
   summary: string;
 }) {
   const { zone } = useTimes();
+  const scheme = useColorScheme();
   const box = useRef<HTMLDivElement>(null);
   const [failed, setFailed] = useState(false);
   /** The bucket under the pointer, whose counts the readout shows. */
@@ -51,6 +56,10 @@ export function ArrivalsChart({
       if (cancelled) return;
       const starts = buckets.map((start) => Date.parse(start) / 1000);
       const step = bucket === "hour" ? 3600 : 86_400;
+      const tokens = getComputedStyle(element);
+      const axisColour = tokens.getPropertyValue("--chart-axis").trim();
+      const lines = { stroke: tokens.getPropertyValue("--chart-grid").trim() };
+      const axis = { stroke: axisColour, grid: lines, ticks: lines };
       const options: uPlot.Options = {
         width: Math.max(200, element.clientWidth),
         height: HEIGHT,
@@ -71,8 +80,8 @@ export function ArrivalsChart({
         },
         scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
         axes: [
-          { values: bucket === "hour" ? "{HH}:{mm}" : "{MMM} {D}" },
-          { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : "")) },
+          { ...axis, values: bucket === "hour" ? "{HH}:{mm}" : "{MMM} {D}" },
+          { ...axis, values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : "")) },
         ],
         series: [
           {},
@@ -99,7 +108,7 @@ export function ArrivalsChart({
       observer?.disconnect();
       plot?.destroy();
     };
-  }, [buckets, bucket, series, zone]);
+  }, [buckets, bucket, series, zone, scheme]);
 
   return (
     <div className={styles.chartFrame}>

@@ -1,9 +1,10 @@
 "use client";
 
 import { json } from "@codemirror/lang-json";
-import CodeMirror, { EditorView } from "@uiw/react-codemirror";
+import CodeMirror, { EditorView, oneDark, Prec } from "@uiw/react-codemirror";
 import { useMemo } from "react";
 import { useCspNonce } from "@/components/csp-nonce";
+import { useColorScheme } from "@/components/ui/use-color-scheme";
 
 export interface PayloadEditorProps {
   value: string;
@@ -17,8 +18,28 @@ export interface PayloadEditorProps {
 }
 
 /**
- * CodeMirror with JSON highlighting. Tab is left to the browser (moves focus on), so the editor
- * never traps keyboard users; indentation comes from Enter and the bracket helpers.
+ * One Dark's highlighting on the page's own dark background: One Dark's grey line numbers and
+ * its red property names fall below 4.5:1 on its lighter background. Highest precedence, or One
+ * Dark's equally specific rules would win.
+ */
+const DARK_THEME = [
+  oneDark,
+  Prec.highest(
+    EditorView.theme(
+      {
+        "&": { backgroundColor: "var(--bg)" },
+        ".cm-gutters": { backgroundColor: "var(--surface)", color: "var(--muted)" },
+        ".cm-activeLineGutter": { backgroundColor: "var(--surface-2)" },
+      },
+      { dark: true },
+    ),
+  ),
+];
+
+/**
+ * CodeMirror with JSON highlighting, light or dark as the system is. Tab is left to the browser
+ * (moves focus on), so the editor never traps keyboard users; indentation comes from Enter and
+ * the bracket helpers.
  */
 export default function PayloadEditor({
   value,
@@ -29,6 +50,7 @@ export default function PayloadEditor({
   contentId,
 }: PayloadEditorProps) {
   const nonce = useCspNonce();
+  const scheme = useColorScheme();
   const extensions = useMemo(
     () => [
       json(),
@@ -50,6 +72,7 @@ export default function PayloadEditor({
       value={value}
       onChange={onChange}
       extensions={extensions}
+      theme={scheme === "dark" ? DARK_THEME : "light"}
       indentWithTab={false}
       minHeight="180px"
       maxHeight="320px"
