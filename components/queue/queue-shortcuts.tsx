@@ -11,7 +11,8 @@ export const QUEUE_SHORTCUTS: { keys: string[]; what: string }[] = [
   { keys: ["j"], what: "Next record" },
   { keys: ["k"], what: "Previous record" },
   { keys: ["Enter"], what: "Open the record" },
-  { keys: ["x"], what: "Select or unselect the record (for a bulk operation)" },
+  { keys: ["x"], what: "Select or unselect the record (for a bulk operation); shift-click a box: the range" },
+  { keys: ["[", "]"], what: "On a record opened from here: the previous or next record of this list" },
   { keys: ["/"], what: "Search" },
   { keys: ["?"], what: "Show these shortcuts" },
 ];

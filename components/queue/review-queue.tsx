@@ -2,7 +2,7 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
-import { useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { holdsPermission } from "@/lib/access/scope-rules";
 import { approvalsOptions } from "@/components/approvals/queries";
 import { allowedOperationActions } from "@/components/operations/model";
@@ -29,6 +29,8 @@ import { QueueFilters } from "./queue-filters";
 import { QueueShortcuts } from "./queue-shortcuts";
 import { groupsStateOf, recordsState } from "./queue-states";
 import { ALL_STATUSES, DEFAULT_STATUS, TEXT_FILTERS, readQueueState } from "./queue-params";
+import { useHeldArrivals } from "./held-arrivals";
+import { rememberList, useRememberedTicks } from "./list-memory";
 import { ReviewTable } from "./review-table";
 import { useShortcuts } from "./row-keys";
 import type { RowSelection } from "./row-selection";
@@ -49,24 +51,11 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   const resultsRef = useRef<HTMLElement>(null);
   const role = useViewerAuthority();
   const bulkActions = role ? allowedOperationActions(role) : [];
-  // Ticks belong to one set of filters: changing the filters starts a new selection.
+  // Ticks belong to one set of filters, and survive opening a record and coming back.
   const filtersKey = JSON.stringify(state.filters);
-  const [ticked, setTicked] = useState<{ key: string; ids: ReadonlySet<string> }>({ key: "", ids: new Set() });
-  const selected = ticked.key === filtersKey ? ticked.ids : new Set<string>();
-  const selection: RowSelection | undefined =
-    bulkActions.length > 0
-      ? {
-          selected,
-          toggle: (ids, checked) => {
-            const next = new Set(selected);
-            for (const id of ids) {
-              if (checked) next.add(id);
-              else next.delete(id);
-            }
-            setTicked({ key: filtersKey, ids: next });
-          },
-        }
-      : undefined;
+  const [selected, setSelected] = useRememberedTicks(filtersKey);
+  // The row last ticked or unticked by itself: a shift-click ticks the rows from it to the clicked one.
+  const [anchor, setAnchor] = useState<string | null>(null);
 
   const list = useInfiniteQuery({
     ...queueListOptions(state.filters, state.sort),
@@ -98,7 +87,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
   });
 
   // One row per record even if a live refresh moved a record between two loaded pages.
-  const items = useMemo(() => {
+  const loaded = useMemo(() => {
     if (!list.data) return undefined;
     const seen = new Set<string>();
     const rows: QueueItem[] = [];
@@ -112,6 +101,34 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
     }
     return rows;
   }, [list.data]);
+  const arrivals = useHeldArrivals(`${filtersKey} ${state.sort ?? ""}`, loaded);
+  const items = arrivals.shown;
+
+  const selection: RowSelection | undefined =
+    bulkActions.length > 0
+      ? {
+          selected,
+          toggle: (ids, checked, range) => {
+            const order = items?.map((i) => i.id) ?? [];
+            const from = range && anchor ? order.indexOf(anchor) : -1;
+            const to = ids.length === 1 ? order.indexOf(ids[0]!) : -1;
+            const span = from >= 0 && to >= 0 ? order.slice(Math.min(from, to), Math.max(from, to) + 1) : ids;
+            const next = new Set(selected);
+            for (const id of span) {
+              if (checked) next.add(id);
+              else next.delete(id);
+            }
+            if (ids.length === 1) setAnchor(ids[0]!);
+            setSelected(next);
+          },
+        }
+      : undefined;
+
+  // The record page's previous/next walk the rows this list shows, in its order.
+  useEffect(() => {
+    if (items)
+      rememberList({ href: `${window.location.pathname}${window.location.search}`, ids: items.map((i) => i.id) });
+  }, [items]);
 
   // "/" focuses the search, as in most consoles.
   useShortcuts({ "/": () => document.getElementById("queue-q")?.focus() });
@@ -267,6 +284,12 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
             />
             Grouped by cause
           </label>
+          {!state.grouped && arrivals.held > 0 ? (
+            // In the heading's line, which is there anyway: its coming does not move the rows.
+            <Button variant="subtle" size="sm" onClick={arrivals.showHeld}>
+              {arrivals.held === 1 ? "1 new record" : `${numberFormat.format(arrivals.held)} new records`} · show
+            </Button>
+          ) : null}
           {state.grouped ? null : <QueueShortcuts />}
         </ListHeading>
 
@@ -287,7 +310,7 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
                 actions={bulkActions}
                 selectedIds={[...selected]}
                 filters={state.filters}
-                onClear={() => setTicked({ key: filtersKey, ids: new Set() })}
+                onClear={() => setSelected(new Set())}
               />
             ) : null}
             <ReviewTable

@@ -7,7 +7,8 @@ import styles from "./queue.module.css";
 /** The records ticked for a bulk operation, and how to change the ticks. */
 export interface RowSelection {
   selected: ReadonlySet<string>;
-  toggle: (ids: string[], checked: boolean) => void;
+  /** `range`: a shift-click, which also sets the rows between the last one set and this one. */
+  toggle: (ids: string[], checked: boolean, range?: boolean) => void;
 }
 
 /** The header cell: ticks every record shown (mixed when only some are). */
@@ -42,7 +43,10 @@ export function SelectRowCell({ selection, item }: { selection: RowSelection; it
         // Out of the tab order: the table is one tab stop (the row's link), and x ticks the row.
         tabIndex={-1}
         checked={selection.selected.has(item.id)}
-        onChange={(event) => selection.toggle([item.id], event.target.checked)}
+        onChange={(event) =>
+          // The change comes from a click (or the space key): its native event says whether shift was held.
+          selection.toggle([item.id], event.target.checked, (event.nativeEvent as MouseEvent).shiftKey === true)
+        }
       />
     </td>
   );

@@ -10,6 +10,7 @@ import { Assignment } from "./assignment";
 import { Time } from "./badges";
 import { HistoryTimeline } from "./history-timeline";
 import { JournalSection } from "./journal-section";
+import { ListNeighbours } from "./list-neighbours";
 import { MessageSection } from "./message-section";
 import styles from "./record.module.css";
 import { RecordHeader } from "./record-header";
@@ -85,6 +86,7 @@ export function RecordView({
           error={query.isRefetchError ? query.error : null}
         />
       </Topline>
+      <ListNeighbours id={record.id} />
       <RecordHeader record={record} />
       <RecordApproval reviewId={record.id} />
       <ActionPanel record={record} role={role} who={who} />
