@@ -1,5 +1,5 @@
 import { redirect } from "next/navigation";
-import { holdsPermission } from "@/lib/access/scope-rules";
+import { holdsPermission } from "@/lib/access/client";
 import { currentUser } from "@/lib/auth/session";
 
 // The home page has nothing of its own: signed-out people go to the login page, owners and

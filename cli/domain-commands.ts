@@ -1,7 +1,7 @@
 import { type Command, Option } from "commander";
 import type { z } from "zod";
 import { CLI_ACTOR } from "@/lib/access";
-import { PERSON_ROLES, type PersonRole } from "@/lib/access/person-roles";
+import { PERSON_ROLES, type PersonRole } from "@/lib/access/client";
 import { createDomain, listDomains, removeDomain, updateDomain } from "@/lib/domains/manage";
 import { descriptionSchema, domainNameSchema, kindPatternsSchema, splitKinds } from "@/lib/domains/schema";
 import { grantRole, revokeRole } from "@/lib/access/role-grants";

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
-import { ROLES, type Role } from "@/lib/access/roles";
+import { ROLES, type Role } from "@/lib/access/client";
 import { parseExpiresIn } from "@/lib/tokens/expires-in";
 import { issueToken } from "@/lib/tokens/issue-token";
 import { listTokens } from "@/lib/tokens/list-tokens";

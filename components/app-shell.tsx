@@ -7,10 +7,8 @@ import { TimeZoneChoice } from "@/components/time-zone-choice";
 import { TimeZoneProvider } from "@/components/ui/time-zone";
 import { UTC } from "@/lib/time-zone";
 import { buttonClassName } from "@/components/ui/button";
-import type { Role } from "@/lib/access/roles";
-import type { Grant } from "@/lib/access/grant";
+import { type Role, type Grant, holdsPermission } from "@/lib/access/client";
 import { grantsLabel } from "@/lib/domains/grant-label";
-import { holdsPermission } from "@/lib/access/scope-rules";
 
 export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference" | "approvals";
 

@@ -20,7 +20,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { type Page, test as base, expect } from "@playwright/test";
 import pg from "pg";
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 import { migrate } from "../lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "../lib/db/roles";
 import { resolveTestServer } from "../testing/db/test-server";

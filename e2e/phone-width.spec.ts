@@ -1,7 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
-import type { PersonRole } from "@/lib/access/person-roles";
-import { can, type Permission } from "@/lib/access/roles";
+import { type PersonRole, can, type Permission } from "@/lib/access/client";
 import { expect, invoiceReminder, redisSource, test, uniqueTag } from "./records";
 
 // Every page is usable on a phone (390 px wide): the page itself never scrolls sideways (wide

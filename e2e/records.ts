@@ -20,7 +20,7 @@
 import { randomBytes } from "node:crypto";
 import type { APIRequestContext, BrowserContext, Locator, Page } from "@playwright/test";
 import pg from "pg";
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 import { expect, test as base, type TestServer } from "./fixtures";
 
 export { expect };

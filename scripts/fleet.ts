@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import path from "node:path";
 import { createApiToken } from "@/lib/auth/tokens";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import { sleep } from "@review-console/consumer";
 
 // Shared by the fault tests (scripts/scale-out-test.ts, scripts/restart-test.ts): console and

@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import styles from "@/components/approvals/approvals.module.css";
 import { ApprovalsView } from "@/components/approvals/approvals-view";
 import { PoliciesSection } from "@/components/approvals/policies-section";
-import { can } from "@/lib/access/roles";
+import { can } from "@/lib/access/client";
 import { requireUser } from "@/lib/auth/session";
 
 export const metadata: Metadata = { title: "Approvals · Review Console" };

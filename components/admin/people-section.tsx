@@ -12,7 +12,7 @@ import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { Time, useTimes } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import { PERSON_ROLES } from "@/lib/access/person-roles";
+import { PERSON_ROLES } from "@/lib/access/client";
 import { grantLabel } from "@/lib/domains/grant-label";
 import type { PersonView } from "@/lib/users/person-view";
 import styles from "./admin.module.css";

@@ -12,7 +12,7 @@ import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { Time, useTimes } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import { ROLES } from "@/lib/access/roles";
+import { ROLES } from "@/lib/access/client";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
 import type { TokenView } from "@/lib/tokens/token-view";
 import styles from "./admin.module.css";

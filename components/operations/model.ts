@@ -1,7 +1,5 @@
 import type { Tone } from "@/components/ui/badge";
-import type { Role } from "@/lib/access/roles";
-import type { Grant } from "@/lib/access/grant";
-import { holdsPermission } from "@/lib/access/scope-rules";
+import { type Role, type Grant, holdsPermission } from "@/lib/access/client";
 import {
   LIVE_OPERATION_STATES,
   OPERATION_ACTIONS,

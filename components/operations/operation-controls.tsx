@@ -8,7 +8,7 @@ import { type Problem, ProblemNotice } from "@/components/ui/notice";
 import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { StatusLine } from "@/components/ui/states";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import { actingCount, type OperationState, type OperationView } from "@/lib/operations/types";
 import { ConfirmForm } from "./confirm-form";
 import { ACTION_LABEL, formatCount } from "./model";

@@ -3,9 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import { ErrorState } from "@/components/ui/states";
 import { useTimes } from "@/components/ui/time-zone";
-import type { Role } from "@/lib/access/roles";
-import type { Grant } from "@/lib/access/grant";
-import { holdsPermission } from "@/lib/access/scope-rules";
+import { type Role, type Grant, holdsPermission } from "@/lib/access/client";
 import { Notice } from "@/components/ui/notice";
 import { Topline } from "@/components/ui/topline";
 import { DryRunSection } from "./dry-run-section";

@@ -1,8 +1,7 @@
 "use client";
 
 import { createContext, type ReactNode, useContext } from "react";
-import type { Role } from "@/lib/access/roles";
-import type { Grant } from "@/lib/access/grant";
+import { type Role, type Grant } from "@/lib/access/client";
 
 // The signed-in person's role and grants (ADR 0030) for client components deep in a page (the
 // queue's bulk entry points), provided once by the app shell. Only decides what is offered: the

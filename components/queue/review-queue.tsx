@@ -3,7 +3,7 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useMemo, useRef, useState } from "react";
-import { holdsPermission } from "@/lib/access/scope-rules";
+import { holdsPermission } from "@/lib/access/client";
 import { approvalsOptions } from "@/components/approvals/queries";
 import { allowedOperationActions } from "@/components/operations/model";
 import { useViewerAuthority } from "@/components/operations/viewer-role";

@@ -1,7 +1,6 @@
 "use client";
 
-import type { Role } from "@/lib/access/roles";
-import type { Grant } from "@/lib/access/grant";
+import { type Role, type Grant } from "@/lib/access/client";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { RecordApproval } from "@/components/approvals/record-approval";
 import { Topline } from "@/components/ui/topline";

@@ -19,7 +19,7 @@ import {
   type Tx,
 } from "./store";
 import { requesterLost, withdrawRequest } from "./withdraw";
-import type { Permission } from "@/lib/access/roles";
+import type { Permission } from "@/lib/access/client";
 import type { ApprovalView } from "./view";
 
 /**

@@ -1,5 +1,5 @@
 import { type Actor, domainOfColumn, may } from "@/lib/access";
-import type { Permission } from "@/lib/access/roles";
+import type { Permission } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { ApprovalDecision, ApprovalStatus } from "./schema";

@@ -1,4 +1,4 @@
-import type { Permission } from "@/lib/access/roles";
+import type { Permission } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import { type Standing, may } from "@/lib/access";
 import { APPROVALS_SYSTEM, approvalLogDetails, type ApprovalRow, domainsOf, type Tx } from "./store";

@@ -13,7 +13,7 @@ import { config } from "@/lib/config";
 import { hideSessionTokens } from "./hide-session-tokens";
 import { deliverPasswordLink, PASSWORD_LINK_SECONDS, recordPasswordSet } from "./password-links";
 import { hashPassword, verifyPassword } from "./passwords";
-import { isPersonRole, PERSON_ROLES } from "@/lib/access/person-roles";
+import { isPersonRole, PERSON_ROLES } from "@/lib/access/client";
 import { authSecret } from "./secret";
 import type { SessionUser } from "./session";
 import { signInLimitAfter, signInLimitBefore } from "./sign-in-limit";

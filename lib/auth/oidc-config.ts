@@ -1,5 +1,4 @@
-import { GLOBAL_ONLY_ROLES } from "@/lib/access/scope-rules";
-import { isPersonRole, type PersonRole } from "@/lib/access/person-roles";
+import { GLOBAL_ONLY_ROLES, isPersonRole, type PersonRole } from "@/lib/access/client";
 import { ConfigError } from "@/lib/config/error";
 
 // Single sign-on settings (docs/decisions/0036-single-sign-on.md): the rules that join several

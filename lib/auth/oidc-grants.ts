@@ -1,7 +1,7 @@
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { PERSON_ROLES, type PersonRole } from "@/lib/access/person-roles";
+import { PERSON_ROLES, type PersonRole } from "@/lib/access/client";
 import type { GroupGrant } from "./oidc-config";
 
 // The grants single sign-on gives (docs/decisions/0036-single-sign-on.md): at every sign-in the

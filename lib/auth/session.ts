@@ -5,9 +5,7 @@ import { forbidden as forbiddenRefusal } from "@/lib/domain/refusal";
 import { recordForbidden } from "@/lib/http/refusal-response";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
-import type { Grant } from "@/lib/access/grant";
-import { holdsPermission } from "@/lib/access/scope-rules";
-import type { Permission } from "@/lib/access/roles";
+import { type Grant, holdsPermission, type Permission } from "@/lib/access/client";
 
 // The signed-in person for server components, pages and route handlers. API handlers go
 // through authenticate() in ./actor.ts instead (tokens too, and the cross-site rule).

@@ -5,7 +5,7 @@ import { conflict, notFound } from "@/lib/domain/refusal";
 import { refuseScopedGlobalRole } from "@/lib/domains/manage";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
 import { log } from "@/lib/log";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 
 // Tokens carry 256 random bits, so a fast hash is enough to make the stored value useless to a
 // reader of the database (a slow password hash would only slow every request down).

@@ -1,4 +1,4 @@
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 
 // Isomorphic: a domain as the admin page, GET /api/v1/domains and `domain list` show it.
 

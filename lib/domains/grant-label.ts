@@ -1,4 +1,4 @@
-import type { Grant } from "@/lib/access/grant";
+import type { Grant } from "@/lib/access/client";
 
 // Isomorphic: how the console writes a grant, `owner · payments` (scoped) or `owner` (global).
 

@@ -1,9 +1,8 @@
 import { type ChangeActor } from "@/lib/access";
-import type { Role } from "@/lib/access/roles";
+import { type Role, GLOBAL_ONLY_ROLES } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, notFound, unprocessable } from "@/lib/domain/refusal";
-import { GLOBAL_ONLY_ROLES } from "@/lib/access/scope-rules";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { DomainView } from "./domain-view";
 import { invalidateDomainPatterns } from "./pattern-cache";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PERSON_ROLES } from "@/lib/access/person-roles";
+import { PERSON_ROLES } from "@/lib/access/client";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 import { KIND_PATTERN } from "./kinds";
 

@@ -1,7 +1,7 @@
 import type { z } from "zod";
 import { type Actor, authenticate, authorize } from "@/lib/access";
 import { refuseCrossSite } from "@/lib/auth/cross-site";
-import type { Permission } from "@/lib/access/roles";
+import type { Permission } from "@/lib/access/client";
 import { log } from "@/lib/log";
 import { UndocumentedAnswer } from "@/lib/openapi/documented-status";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import packageJson from "@/package.json" with { type: "json" };
-import { PERMISSIONS } from "@/lib/access/roles";
+import { PERMISSIONS } from "@/lib/access/client";
 import { type ApiOperation, accessText, documentedAnswers, openApiPath } from "./operation";
 import { API_OPERATIONS, TAGS } from "./operations";
 

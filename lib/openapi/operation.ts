@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { PERMISSIONS, type Permission } from "@/lib/access/roles";
+import { PERMISSIONS, type Permission } from "@/lib/access/client";
 import { errorBodySchema } from "./responses";
 
 // What one operation of the OpenAPI document says (lib/openapi/operations.ts lists them), and the

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PERMISSIONS } from "@/lib/access/roles";
+import { PERMISSIONS } from "@/lib/access/client";
 import { buildOpenApiDocument } from "./document";
 import { openApiPath } from "./operation";
 import { API_OPERATIONS } from "./operations";

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { REVIEW_CATEGORIES } from "@review-console/contract";
-import { ROLES } from "@/lib/access/roles";
-import { PERSON_ROLES } from "@/lib/access/person-roles";
+import { ROLES, PERSON_ROLES } from "@/lib/access/client";
 import { REVIEW_STATUSES } from "@/lib/reviews/schema";
 import { preferencesSchema } from "@/lib/users/people-schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_CONTROLS, OPERATION_STATES, VERDICTS } from "@/lib/operations/types";

@@ -1,7 +1,6 @@
-import type { Permission } from "@/lib/access/roles";
+import { type Permission, type Grant } from "@/lib/access/client";
 import { type Standing, standingOf, canAnywhere, domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/access";
 import { findLostRequests, withdrawRequest } from "@/lib/approvals/withdraw";
-import type { Grant } from "@/lib/access/grant";
 import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission } from "./create";

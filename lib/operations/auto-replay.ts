@@ -1,5 +1,5 @@
 import { type Actor, systemActor, grantsOf, canIn, domainsWhere, domainOfKind, mayRead, actorRef } from "@/lib/access";
-import type { Grant } from "@/lib/access/grant";
+import type { Grant } from "@/lib/access/client";
 import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
 import { appendDecision } from "@/lib/audit/append";
 import { defaultKindRegistry } from "@review-console/contract";

@@ -1,6 +1,5 @@
 import { canAnywhere, domainsRefused, operationScopeCondition } from "@/lib/access";
-import { globalGrant, type Grant } from "@/lib/access/grant";
-import type { Role } from "@/lib/access/roles";
+import { globalGrant, type Grant, type Role } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { seqCursor } from "@/lib/http/seq-cursor";

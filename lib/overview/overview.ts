@@ -1,7 +1,7 @@
 import { REVIEW_CATEGORIES, type ReviewCategory } from "@review-console/contract";
 import { z } from "zod";
 import { db } from "@/lib/db/client";
-import type { Grant } from "@/lib/access/grant";
+import type { Grant } from "@/lib/access/client";
 import { ALL_RECORDS, operationScopeCondition, type RecordScope, recordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { LIVE_OPERATION_STATES, type OperationAction, type OperationState } from "@/lib/operations/types";

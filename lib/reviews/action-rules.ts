@@ -1,7 +1,5 @@
 import { z } from "zod";
-import { can, type Permission, type Role } from "@/lib/access/roles";
-import { canIn } from "@/lib/access/rules";
-import type { Grant } from "@/lib/access/grant";
+import { can, type Permission, type Role, canIn, type Grant } from "@/lib/access/client";
 import type { ReviewStatus } from "./schema";
 
 // Isomorphic: the console offers exactly the actions the server will accept (docs/contract.md,

@@ -2,7 +2,7 @@ import { dryRunOperation } from "@/lib/operations/control";
 import { createOperation } from "@/lib/operations/create";
 import { randomBytes } from "node:crypto";
 import { createApiToken } from "@/lib/auth/tokens";
-import { ROLES, type Role } from "@/lib/access/roles";
+import { ROLES, type Role } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { intakeReports } from "@/lib/reviews/intake";
 import { createUser, PERSON_ROLES } from "@/lib/users/create-user";

@@ -1,5 +1,5 @@
 import { type ChangeActor, personBehind } from "@/lib/access";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
 

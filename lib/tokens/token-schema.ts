@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ROLES } from "@/lib/access/roles";
+import { ROLES } from "@/lib/access/client";
 import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 

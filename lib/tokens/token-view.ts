@@ -1,4 +1,4 @@
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 
 // Isomorphic: a token as the admin page and GET /api/v1/tokens show it. Never the token itself.
 

@@ -1,6 +1,6 @@
 import { db } from "@/lib/db/client";
 import { domainsWhere, PERMISSIONS } from "@/lib/access";
-import type { Grant } from "@/lib/access/grant";
+import type { Grant } from "@/lib/access/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 /** The roles that act on records: lib/access's answer, not a list of our own. */

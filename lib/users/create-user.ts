@@ -2,12 +2,12 @@ import { z } from "zod";
 import { appendDecision } from "@/lib/audit/append";
 import { authAdapterFor } from "@/lib/auth/better-auth";
 import { hashPassword } from "@/lib/auth/passwords";
-import { PERSON_ROLES } from "@/lib/access/person-roles";
+import { PERSON_ROLES } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { refuseScopedGlobalRole, requireDomain } from "@/lib/domains/manage";
 import { Prisma } from "@/lib/generated/prisma/client";
 
-export { PERSON_ROLES, type PersonRole } from "@/lib/access/person-roles";
+export { PERSON_ROLES, type PersonRole } from "@/lib/access/client";
 
 export const newUserSchema = z.object({
   email: z

@@ -1,6 +1,6 @@
 import { type ChangeActor } from "@/lib/access";
 import type { PasswordLink } from "@/lib/auth/password-links";
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 import { conflict } from "@/lib/domain/refusal";
 import { createUser } from "./create-user";
 import { newPasswordLink } from "./password-link";

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isTimeZone } from "@/lib/time-zone";
-import { PERSON_ROLES } from "@/lib/access/person-roles";
+import { PERSON_ROLES } from "@/lib/access/client";
 import { domainNameSchema } from "@/lib/domains/schema";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 

@@ -1,5 +1,5 @@
 import { type ChangeActor } from "@/lib/access";
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, unprocessable } from "@/lib/domain/refusal";

@@ -1,4 +1,4 @@
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 
 /** One of a person's roles where it holds: `domain` null is every domain (ADR 0029). */
 export interface PersonGrant {

@@ -1,5 +1,5 @@
 import { type ChangeActor } from "@/lib/access";
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";

@@ -11,7 +11,7 @@ import { POST as claimRoute } from "@/app/api/v1/replays/claim/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detailRoute } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import { createApiToken } from "@/lib/auth/tokens";
 import { dispatchStep } from "@/lib/operations/dispatcher";
 import { signedIn } from "../support/auth";

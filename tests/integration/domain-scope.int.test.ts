@@ -6,7 +6,7 @@ import { GET as groupsRoute } from "@/app/api/v1/reviews/groups/route";
 import { GET as listRoute, POST as reportRoute } from "@/app/api/v1/reviews/route";
 import { GET as statsRoute } from "@/app/api/v1/reviews/stats/route";
 import { createApiToken } from "@/lib/auth/tokens";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import { createOperation } from "@/lib/operations/create";
 import { dispatchStep } from "@/lib/operations/dispatcher";
 import { pauseWhatLostAuthority } from "@/lib/operations/authority";

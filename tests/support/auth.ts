@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
-import type { PersonRole } from "@/lib/access/person-roles";
+import type { PersonRole } from "@/lib/access/client";
 import { createUser } from "@/lib/users/create-user";
 
 export interface Person {

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { createApiToken } from "@/lib/auth/tokens";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 
 // Route handlers type their own params; the tests pass whatever the route under test expects.
 type Handler = (request: Request, context: { params: Promise<any> }) => Promise<Response>;

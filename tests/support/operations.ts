@@ -10,7 +10,7 @@ import { POST as resumeRoute } from "@/app/api/v1/operations/[operationId]/resum
 import { GET as getRoute } from "@/app/api/v1/operations/[operationId]/route";
 import { POST as createRoute } from "@/app/api/v1/operations/route";
 import { type Actor } from "@/lib/access";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import type { Consumer } from "@review-console/consumer";
 import { createInProcessConsumer } from "@/testing/worker/in-process";
 import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";

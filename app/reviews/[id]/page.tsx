@@ -7,7 +7,7 @@ import type { ReviewDetail } from "@/components/record/types";
 import { requireUser } from "@/lib/auth/session";
 import { reviewKeys } from "@/lib/client/query-keys";
 import { isUuid } from "@/lib/domain/ids";
-import type { Grant } from "@/lib/access/grant";
+import type { Grant } from "@/lib/access/client";
 import { mayRead } from "@/lib/access";
 import { getReview } from "@/lib/reviews/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";

@@ -1,5 +1,5 @@
 import { type Actor, canAnywhere, canIn, grantsOfUser } from "@/lib/access";
-import type { Role } from "@/lib/access/roles";
+import type { Role } from "@/lib/access/client";
 import { isUuid } from "@/lib/domain/ids";
 import { conflict, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
