@@ -9,6 +9,7 @@ import { Section } from "@/components/ui/section";
 import { type Role, type Grant } from "@/lib/access/client";
 import { ApiRequestError } from "@/lib/client/api";
 import type { OperationAction } from "@/lib/operations/types";
+import { forgetTicks } from "@/components/queue/list-memory";
 import { ChooseSelection } from "./choose-selection";
 import { ACTION_EXPLANATION, ACTION_LABEL, allowedOperationActions, formatCount } from "./model";
 import { buildRequest, fieldOfIssue, newDraft, type OperationDraft } from "./new-operation-draft";
@@ -157,11 +158,17 @@ export function NewOperationForm({
     setErrors({});
     setProblem(null);
     create.mutate(built.body, {
-      onSuccess: (answer) => router.push(createdPath(answer)),
+      onSuccess: (answer) => {
+        forgetTicks();
+        router.push(createdPath(answer));
+      },
       onError: (error) => {
         // The same request already waits for approval: land on it, nothing new was filed.
         const pending = pendingDuplicateOf(error);
-        if (pending) return router.push(`/approvals?request=${encodeURIComponent(pending)}&already=1`);
+        if (pending) {
+          forgetTicks();
+          return router.push(`/approvals?request=${encodeURIComponent(pending)}&already=1`);
+        }
         fail(serverErrors(error), problemOf(error));
       },
     });

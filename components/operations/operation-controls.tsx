@@ -14,6 +14,7 @@ import { ConfirmForm } from "./confirm-form";
 import { ACTION_LABEL, formatCount } from "./model";
 import styles from "./operations.module.css";
 import { problemOf } from "./problem";
+import { StartAgain } from "./start-again";
 import { useOperationControl } from "./use-operation-mutations";
 
 type Dialog = "confirm" | "resume" | "abort";
@@ -120,11 +121,14 @@ export function OperationControls({ operation, role }: { operation: OperationVie
     <Section title="Controls">
       <ProblemNotice problem={problem} ref={problemRef} />
       {controls.length === 0 ? (
-        <p className={styles.lead}>
-          {operation.state === "completed" || operation.state === "aborted"
-            ? `This operation is ${operation.state}: nothing more can be done with it.`
-            : `Your role (${role}) may not control this operation.`}
-        </p>
+        operation.state === "completed" || operation.state === "aborted" ? (
+          <>
+            <p className={styles.lead}>This operation is {operation.state}: nothing more can be done with it.</p>
+            <StartAgain operation={operation} role={role} />
+          </>
+        ) : (
+          <p className={styles.lead}>Your role ({role}) may not control this operation.</p>
+        )
       ) : (
         <div className={styles.controls}>
           {controls.includes("dry-run") ? (

@@ -2,7 +2,8 @@ import { OPERATION_ACTIONS, type OperationAction, type Selection } from "@/lib/o
 import { isUuid } from "@/lib/domain/ids";
 
 // The new-operation form's query string: `action`, and one of `ids` (comma-separated), `filter`
-// (JSON of the queue's filters) or `group` (JSON of a cause). The queue writes these links and the
+// (JSON of the queue's filters), `group` (JSON of a cause) or `unfinished` (an ended operation's id:
+// what it did not finish). The queue writes these links and the
 // form reads them back; anything malformed is reported, never guessed.
 
 /** Past this many ids a link gets long; the queue offers "this filter" instead. */
@@ -37,7 +38,8 @@ export function newOperationHref(action: OperationAction, selection: Selection):
   const search = new URLSearchParams({ action });
   if (selection.type === "ids") search.set("ids", selection.ids.join(","));
   else if (selection.type === "filter") search.set("filter", JSON.stringify(selection.filter));
-  else search.set("group", JSON.stringify(selection.group));
+  else if (selection.type === "group") search.set("group", JSON.stringify(selection.group));
+  else search.set("unfinished", selection.operationId);
   return `/operations/new?${search.toString().replaceAll("%2C", ",")}`;
 }
 
@@ -99,17 +101,31 @@ function readGroup(raw: string): Pick<NewOperationParams, "selection" | "problem
   };
 }
 
+function readUnfinished(raw: string): Pick<NewOperationParams, "selection" | "problem"> {
+  const operationId = raw.trim();
+  if (!isUuid(operationId)) return { selection: null, problem: `This is not an operation id: ${operationId}.` };
+  return { selection: { type: "unfinished", operationId }, problem: null };
+}
+
 export function readNewOperationParams(get: (key: string) => string | null | undefined): NewOperationParams {
   const rawAction = get("action");
   const action = OPERATION_ACTIONS.find((a) => a === rawAction) ?? "replay";
   const ids = get("ids");
   const filter = get("filter");
   const group = get("group");
-  const given = [ids, filter, group].filter((v) => v !== null && v !== undefined).length;
+  const unfinished = get("unfinished");
+  const given = [ids, filter, group, unfinished].filter((v) => v !== null && v !== undefined).length;
   if (given === 0) {
     return { action, selection: null, problem: NO_SELECTION };
   }
   if (given > 1) return { action, selection: null, problem: "The link names more than one selection." };
-  const read = ids != null ? readIds(ids) : filter != null ? readFilter(filter) : readGroup(group ?? "");
+  const read =
+    ids != null
+      ? readIds(ids)
+      : filter != null
+        ? readFilter(filter)
+        : unfinished != null
+          ? readUnfinished(unfinished)
+          : readGroup(group ?? "");
   return { action, ...read };
 }

@@ -37,6 +37,8 @@ export function selectionSummary(selection: Selection): string {
       return "Every record that matches the filter";
     case "group":
       return `Every record of one cause that awaits an outcome (${ACTIVE})`;
+    case "unfinished":
+      return "The records an earlier operation did not finish: held again or failed, withdrawn, skipped or never sent";
   }
 }
 
@@ -62,6 +64,8 @@ export function selectionTerms(selection: Selection): { label: string; value: st
         { label: "reason", value: selection.group.reason },
         { label: "error class", value: selection.group.errorClass ?? "(none)" },
       ];
+    case "unfinished":
+      return [{ label: "operation", value: selection.operationId }];
   }
 }
 
@@ -82,6 +86,13 @@ export function SelectionDescription({ selection, className }: { selection: Sele
             </div>
           ))}
         </dl>
+      ) : null}
+      {selection.type === "unfinished" ? (
+        <p>
+          <Link href={`/operations/${encodeURIComponent(selection.operationId)}`} prefetch={false}>
+            Open that operation
+          </Link>
+        </p>
       ) : null}
       {selection.type === "ids" ? (
         <details>

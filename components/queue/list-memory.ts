@@ -119,3 +119,11 @@ export function useRememberedTicks(filtersKey: string): [ReadonlySet<string>, (i
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/**
+ * Forgets the ticked rows: called once they have become an operation (or its approval request),
+ * so coming back to the queue starts a new selection instead of offering the same records again.
+ */
+export function forgetTicks(): void {
+  write(TICKS_KEY, null);
+}

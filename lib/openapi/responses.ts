@@ -294,7 +294,7 @@ export const operationSchema = z
     action: z.enum(OPERATION_ACTIONS),
     state: z.enum(OPERATION_STATES),
     reason: z.string(),
-    selection: json.meta({ description: "The selection as created: `{type: ids|filter|group, ...}`." }),
+    selection: json.meta({ description: "The selection as created: `{type: ids|filter|group|unfinished, ...}`." }),
     total: z.int(),
     createdBy: z.string(),
     createdAt: instant,
@@ -590,7 +590,9 @@ export const approvalSchema = z
     canDecide: z.boolean().meta({ description: "Whether the caller may approve or reject it now." }),
     operationRequest: z
       .object({
-        selection: z.unknown().meta({ description: "The selection as asked: ids, a filter or a group." }),
+        selection: z
+          .unknown()
+          .meta({ description: "The selection as asked: ids, a filter, a group or what an operation did not finish." }),
         runAt: instant.nullable(),
         ratePerSecond: z.number().nullable().meta({ description: "Null: the default rate." }),
         canarySize: z.int().nullable().meta({ description: "Null: no canary asked." }),

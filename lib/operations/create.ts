@@ -25,7 +25,9 @@ import {
   MAX_SELECTION,
   type SelectionInput,
 } from "./schema";
+import { UNFINISHED_ITEM_STATES } from "./outcome";
 import { resolveSelection } from "./selection";
+import { checkStartAgain } from "./start-again";
 import type { OperationAction } from "./types";
 
 /** The permission an operation's action needs, for creating it and for every control. */
@@ -63,6 +65,11 @@ export function selectionCondition(selection: SelectionInput, scope: RecordScope
         " AND ",
       );
     }
+    case "unfinished":
+      // What it did not finish, whatever became of the records since (the dry run reads that).
+      return Prisma.sql`id IN (SELECT review_id FROM bulk_operation_items
+                                 WHERE operation_id = ${selection.operationId}::uuid
+                                   AND state = ANY(${UNFINISHED_ITEM_STATES}::"OperationItemState"[]))`;
   }
 }
 
@@ -167,6 +174,7 @@ export async function createOperationInTx(
     selection: resolveSelection(asked.selection, actor.kind === "user" ? { id: actor.id } : null),
   };
   const scope = await recordScope(grants, "reviews.read");
+  await checkStartAgain(tx, request.selection);
   const autoPause =
     request.autoPause === undefined ? (request.action === "replay" ? DEFAULT_AUTO_PAUSE : null) : request.autoPause;
   // The selection is frozen (and checked) before anyone knows whether it must wait; held back,

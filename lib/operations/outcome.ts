@@ -32,6 +32,23 @@ export const OUTCOME_OF_ITEM_STATE: Record<ItemState, keyof OperationOutcome> = 
   dispatched: "waiting",
 };
 
+/**
+ * The item states of what an ended operation did not finish: held again or failed, withdrawn or
+ * cancelled, skipped, never sent. Only "applied" is done and only "waiting" may still finish,
+ * so these are what a person starts again on (a selection of type `unfinished`); each new
+ * record's verdict is then read afresh by the new operation's dry run.
+ */
+export const UNFINISHED_ITEM_STATES: readonly ItemState[] = (
+  Object.entries(OUTCOME_OF_ITEM_STATE) as [ItemState, keyof OperationOutcome][]
+)
+  .filter(([, part]) => part !== "applied" && part !== "waiting")
+  .map(([state]) => state);
+
+/** How many of an operation's records a start-again would select (see UNFINISHED_ITEM_STATES). */
+export function unfinishedCount(byState: Partial<Record<ItemState, number>>): number {
+  return UNFINISHED_ITEM_STATES.reduce((sum, state) => sum + (byState[state] ?? 0), 0);
+}
+
 /** The outcome split of `byState`; the parts add up to the items counted (the operation's `total`). */
 export function operationOutcome(byState: Partial<Record<ItemState, number>>): OperationOutcome {
   const outcome: OperationOutcome = { applied: 0, heldAgain: 0, withdrawn: 0, skipped: 0, neverSent: 0, waiting: 0 };

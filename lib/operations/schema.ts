@@ -56,6 +56,10 @@ export const selectionSchema = storable(
       type: z.literal("group"),
       group: z.object({ kind: groupText.nullable(), reason: groupText, errorClass: groupText.nullable() }),
     }),
+    z.object({
+      type: z.literal("unfinished"),
+      operationId: z.string().refine(isUuid, "must be an operation id"),
+    }),
   ]),
 );
 export type SelectionInput = z.infer<typeof selectionSchema>;

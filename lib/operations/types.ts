@@ -65,7 +65,9 @@ export type OperationControl = (typeof OPERATION_CONTROLS)[number];
 export type Selection =
   | { type: "ids"; ids: string[] }
   | { type: "filter"; filter: Record<string, string> }
-  | { type: "group"; group: { kind: string | null; reason: string; errorClass: string | null } };
+  | { type: "group"; group: { kind: string | null; reason: string; errorClass: string | null } }
+  /** What an ended operation did not finish (./outcome.ts): a new operation over them starts again. */
+  | { type: "unfinished"; operationId: string };
 
 export interface AutoPause {
   /** Share (0..1] of finished replays that ended held again, past which the operation pauses. */

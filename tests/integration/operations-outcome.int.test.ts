@@ -134,3 +134,58 @@ describe.skipIf(!redisUp)("an operation's outcome", () => {
     });
   });
 });
+
+// Start again (lib/operations/start-again.ts): a new operation over what an ended one did not
+// finish, frozen and dry-run like any other; what took effect is not in it, so nothing is sent twice.
+describe.skipIf(!redisUp)("starting again on what an operation did not finish", () => {
+  it("selects only the unfinished records, refuses a live or unknown operation, and sends no effect twice", async () => {
+    const s = await scenario(20);
+    const { id } = await api.start({ selection: s.selection, ratePerSecond: 1000, autoPause: null });
+    await dispatchExactly(id, 8);
+    const consumer = kindConsumer(s.kind, provider.url, 5);
+    expect(await consumer.replays!.runOnce()).toBe(5);
+
+    const again = { type: "unfinished", operationId: id };
+    const whileLive = await api.create({ action: "replay", reason: "start again", selection: again });
+    expect(whileLive.status, JSON.stringify(whileLive.body)).toBe(422);
+    expect(whileLive.body.error.code).toBe("operation-not-ended");
+    expect(whileLive.body.error.issues.map((i: { path: string }) => i.path)).toEqual(["selection.operationId"]);
+    const unknown = await api.create({
+      action: "replay",
+      reason: "start again",
+      selection: { type: "unfinished", operationId: "00000000-0000-4000-8000-000000000000" },
+    });
+    expect(unknown.status, JSON.stringify(unknown.body)).toBe(422);
+    expect(unknown.body.error.issues[0].path).toBe("selection.operationId");
+
+    const aborted = await api.control("abort", id, "stop here; start again later");
+    expect(aborted.status, JSON.stringify(aborted.body)).toBe(200);
+    const before = (aborted.body as OperationView).progress.outcome;
+    const sourceItems = await api.allItems(id);
+    const finished = new Set(sourceItems.filter((i) => i.state === "applied").map((i) => i.reviewId));
+    const unfinished = sourceItems.filter((i) => !finished.has(i.reviewId)).map((i) => i.reviewId);
+    expect(unfinished).toHaveLength(before.heldAgain + before.withdrawn + before.neverSent);
+
+    const sentBefore = provider.snapshot();
+    const next = await api.start({ selection: again, ratePerSecond: 1000, autoPause: null });
+    expect(next.planned.total).toBe(unfinished.length);
+    expect(next.planned.selection).toEqual(again);
+    const nextItems = await api.allItems(next.id);
+    expect(nextItems.map((i) => i.reviewId).sort()).toEqual([...unfinished].sort());
+    expect(
+      nextItems.some((i) => finished.has(i.reviewId)),
+      "what took effect is not selected again",
+    ).toBe(false);
+
+    await dispatchExactly(next.id, unfinished.length);
+    const rest = kindConsumer(s.kind, provider.url, 50);
+    while ((await rest.replays!.runOnce()) > 0);
+    const done = await api.view(next.id);
+    expect(done.state).toBe("completed");
+    const sentAfter = provider.snapshot();
+    expect(sentAfter.repeats - sentBefore.repeats, "no effect was asked for twice").toBe(0);
+    // Every even key applies once across both operations; the odd ones stay held again.
+    expect(before.applied + done.progress.outcome.applied).toBe(10);
+    expect(sentAfter.created - sentBefore.created).toBe(done.progress.outcome.applied);
+  });
+});

@@ -6,6 +6,7 @@ import { Topline } from "@/components/ui/topline";
 import { requireUser } from "@/lib/auth/session";
 import { recordScope } from "@/lib/access";
 import { countSelection } from "@/lib/operations/selection-count";
+import { startAgainProblem } from "@/lib/operations/start-again";
 
 export const metadata: Metadata = { title: "New operation · Review Console" };
 
@@ -17,10 +18,13 @@ export default async function NewOperationPage({
 }) {
   const user = await requireUser("operations.read", "/operations/new");
   const raw = await searchParams;
-  const params = readNewOperationParams((key) => {
+  const read = readNewOperationParams((key) => {
     const value = raw[key];
     return Array.isArray(value) ? value[0] : value;
   });
+  // Starting again on a live operation is refused on create; the form says so before.
+  const startAgain = read.selection?.type === "unfinished" ? await startAgainProblem(read.selection.operationId) : null;
+  const params = startAgain ? { ...read, selection: null, problem: startAgain } : read;
   // The count before anything is created, with the freeze's condition and cap.
   const count = params.selection
     ? await countSelection(params.selection, { id: user.id }, await recordScope(user.grants))
