@@ -162,6 +162,28 @@ test("only admins see and open /admin: others get the 403 page", async ({ page, 
   await expect(page.getByRole("heading", { level: 1, name: "Not allowed" })).toBeVisible();
 });
 
+test("on a phone the People table keeps each email on one line and scrolls inside its frame", async ({
+  page,
+  loginAs,
+  createPerson,
+}) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const person = await createPerson("support");
+  await loginAs("admin");
+  await page.goto("/admin");
+  const cell = personRow(page, person.email).getByRole("cell", { name: person.email, exact: true });
+  await expect(cell).toBeVisible();
+  // One line box for the whole address: table cells may break anywhere, an email must not.
+  const lines = await cell.evaluate((td) => {
+    const range = document.createRange();
+    range.selectNodeContents(td);
+    return new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top))).size;
+  });
+  expect(lines).toBe(1);
+  const pageWidth = await page.evaluate(() => document.scrollingElement!.scrollWidth);
+  expect(pageWidth).toBeLessThanOrEqual(390);
+});
+
 /** Serious and critical violations, one line each with the elements they were found on. */
 async function seriousViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).analyze();

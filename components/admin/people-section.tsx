@@ -121,7 +121,8 @@ export function PeopleSection({ viewerId }: { viewerId: string }) {
           <tbody>
             {people.map((p) => (
               <tr key={p.id}>
-                <td>{p.email}</td>
+                {/* Cells may break anywhere (long ids); an address is read whole, the frame scrolls instead. */}
+                <td className="rc-nowrap">{p.email}</td>
                 <td>{p.role}</td>
                 <td>
                   {p.grants.length ? (
