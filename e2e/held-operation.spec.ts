@@ -2,7 +2,7 @@ import { expect, invoiceReminder, test, uniqueTag } from "./records";
 
 // A bulk operation an approval policy holds lands on its request (never /operations/undefined),
 // and filing it again lands on the same request instead of a second one; the grouped view offers
-// a bulk replay only where a replay fits the cause.
+// a bulk replay only where a replay fits the cause, and shows the count first (on screen on a phone).
 
 test("a held bulk replay lands on its approval request; filing it again lands there too", async ({
   page,
@@ -74,4 +74,25 @@ test("the grouped view offers no replay for a cause a replay does not fit", asyn
   await expect(row).toContainText("3");
   await expect(row.getByRole("link", { name: /^Replay this cause/ })).toHaveCount(0);
   await expect(row).toContainText("Replay does not fit");
+});
+
+test("on a phone the grouped view shows each group's count on screen", async ({ page, loginAs, report }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  const tag = uniqueTag();
+  const reason = `provider-down-${tag}`;
+  for (let i = 0; i < 2; i += 1) {
+    await report({
+      category: "manual-review",
+      reason,
+      requiredCheck: "the provider is back",
+      message: invoiceReminder(`${tag}-${i}`),
+    });
+  }
+  await loginAs("owner");
+  await page.goto("/reviews?view=groups");
+  const count = page.getByRole("row").filter({ hasText: reason }).getByRole("cell").first();
+  await expect(count).toHaveText("2");
+  // Within the window without scrolling the table's frame sideways.
+  const box = (await count.boundingBox())!;
+  expect(box.x + box.width).toBeLessThanOrEqual(390);
 });

@@ -50,11 +50,12 @@ export function CauseGroupsTable({
       stale={stale}
       aria-busy={loading || stale}
     >
+      {/* Records first: on a phone the frame shows its first columns, and the count is what a group is for. */}
       <colgroup>
+        <col style={{ width: 96 }} />
         <col style={{ width: 200 }} />
         <col style={{ width: 200 }} />
         <col />
-        <col style={{ width: 96 }} />
         <col style={{ width: 140 }} />
         <col style={{ width: 140 }} />
         <col style={{ width: 132 }} />
@@ -62,12 +63,12 @@ export function CauseGroupsTable({
       </colgroup>
       <thead>
         <tr>
-          <th scope="col">Kind</th>
-          <th scope="col">Reason</th>
-          <th scope="col">Error class</th>
           <th scope="col" className="rc-num">
             Records
           </th>
+          <th scope="col">Kind</th>
+          <th scope="col">Reason</th>
+          <th scope="col">Error class</th>
           <th scope="col" className="rc-num">
             Oldest first seen
           </th>
@@ -92,12 +93,12 @@ export function CauseGroupsTable({
         ) : (
           (groups ?? []).map((group) => (
             <tr key={`${group.kind}\u0000${group.reason}\u0000${group.errorClass}`}>
+              <td className="rc-num">{numberFormat.format(group.count)}</td>
               <td title={group.kind ?? undefined}>{group.kind ?? <span className="rc-muted">no kind</span>}</td>
               <td title={group.reason}>{group.reason}</td>
               <td className="rc-mono" title={group.errorClass ?? undefined}>
                 {group.errorClass ?? <span className="rc-muted">{ERROR_CLASS_NONE}</span>}
               </td>
-              <td className="rc-num">{numberFormat.format(group.count)}</td>
               <td className="rc-num">
                 <Age since={group.oldestFirstSeenAt} now={now} />
               </td>
