@@ -239,3 +239,72 @@ test("the filter's count, and the scheduled replays one click away", async ({ pa
   await expect(page).toHaveURL(/status=replay-scheduled/);
   await expect(page.locator(`#queue-table a[href*="${ids[0]}"]`)).toBeVisible();
 });
+
+test("on a phone the filters wait behind a button that says how many are set; the rows start on the first screen", async ({
+  page,
+  loginAs,
+  report,
+}) => {
+  const tag = uniqueTag();
+  const kind = `phone.filters.${tag}`;
+  await report({
+    category: "manual-review",
+    reason: `phone-${tag}`,
+    requiredCheck: "look",
+    message: { ...invoiceReminder(tag), kind },
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await loginAs("owner");
+  await page.goto(`/reviews?kind=${kind}`);
+  const form = page.getByRole("search", { name: "Filter the queue" });
+  await expect(form.getByLabel("Search")).toBeVisible();
+  await expect(form.getByLabel("Status")).toBeHidden();
+  const toggle = form.getByRole("button", { name: "Filters (1 set)" });
+  await expect(toggle).toHaveAttribute("aria-expanded", "false");
+  const firstRow = page.getByRole("link", { name: `msg-${tag}` });
+  await expect(firstRow).toBeVisible();
+  expect((await firstRow.boundingBox())!.y).toBeLessThan(844);
+
+  await toggle.click();
+  await expect(form.getByLabel("Status")).toBeVisible();
+  await expect(form.getByLabel("Kind")).toHaveValue(kind);
+  await form.getByRole("button", { name: "Hide filters" }).click();
+  await expect(form.getByLabel("Kind")).toBeHidden();
+});
+
+test("on a phone each record is a card: message, status, attempts and age on screen without sideways scrolling", async ({
+  page,
+  loginAs,
+  report,
+}) => {
+  const tag = uniqueTag();
+  const kind = `phone.cards.${tag}`;
+  await report({
+    category: "manual-review",
+    reason: `cards-${tag}`,
+    requiredCheck: "look",
+    attempts: 7,
+    lastError: `ETIMEDOUT connecting to provider ${tag}`,
+    message: { ...invoiceReminder(tag), kind },
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await loginAs("owner");
+  await page.goto(`/reviews?kind=${kind}`);
+  const row = page.locator("#queue-table tbody tr", { has: page.getByRole("link", { name: `msg-${tag}` }) });
+  await expect(row).toBeVisible();
+  const onScreen = async (cell: string) => {
+    const box = (await row.locator(`td[data-col="${cell}"]`).boundingBox())!;
+    expect(box.width, `${cell} has room`).toBeGreaterThan(0);
+    expect(box.x, `${cell} starts on screen`).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, `${cell} ends on screen`).toBeLessThanOrEqual(390);
+  };
+  for (const cell of ["messageId", "status", "error", "attempts", "firstSeenAt"]) await onScreen(cell);
+  await expect(row.locator('td[data-col="status"]')).toHaveText(/open/);
+  await expect(row.locator('td[data-col="attempts"]')).toHaveText("7");
+  await expect(row.locator('td[data-col="error"]')).toContainText("ETIMEDOUT");
+  const frame = page.getByRole("group", { name: /^Review records/ });
+  const sizes = await frame.evaluate((el) => ({ scrollWidth: el.scrollWidth, clientWidth: el.clientWidth }));
+  expect(sizes.scrollWidth, "the cards fit their box").toBeLessThanOrEqual(sizes.clientWidth + 1);
+  // The header keeps the sortable columns: the newest first is one tap away.
+  await expect(page.getByRole("button", { name: /^Age/ })).toBeVisible();
+});

@@ -1,6 +1,6 @@
 "use client";
 
-import type { FormEvent } from "react";
+import { type FormEvent, useState } from "react";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";
 import { type ParamPatch, useAppliedDraft } from "@/components/ui/use-url-params";
@@ -54,6 +54,12 @@ export function QueueFilters({
   const [draft, setDraft, dirty] = useAppliedDraft(draftOf(state));
   const filtered = Object.keys(state.filters).some((k) => k !== "status") || state.status !== DEFAULT_STATUS;
   const qShort = draft.q.trim().length === 1;
+  // On a phone only the search shows; the rest waits behind "Filters", which says how many are set.
+  const [open, setOpen] = useState(false);
+  const set =
+    Object.keys(state.filters).filter((k) => k !== "q" && k !== "status").length +
+    (state.status !== DEFAULT_STATUS ? 1 : 0) +
+    (state.mine ? 1 : 0);
 
   const apply = (event: FormEvent) => {
     event.preventDefault();
@@ -89,7 +95,13 @@ export function QueueFilters({
   );
 
   return (
-    <form className={styles.filters} onSubmit={apply} role="search" aria-label="Filter the queue">
+    <form
+      className={styles.filters}
+      data-collapsed={open ? undefined : ""}
+      onSubmit={apply}
+      role="search"
+      aria-label="Filter the queue"
+    >
       <Field
         className={styles.filterQ}
         label="Search"
@@ -117,6 +129,9 @@ export function QueueFilters({
           />
         )}
       </Field>
+      <Button className={styles.filterToggle} variant="subtle" aria-expanded={open} onClick={() => setOpen(!open)}>
+        {open ? "Hide filters" : set ? `Filters (${set} set)` : "Filters"}
+      </Button>
       <Field className={styles.filterStatus} label="Status" htmlFor="queue-status">
         {(control) => (
           <Select

@@ -272,82 +272,94 @@ export function ReviewTable({
   return (
     <PendingApprovalsContext.Provider value={pendingApprovals}>
       <NowContext.Provider value={now}>
-        <DataTable
-          caption={`Review records, ${describeSort(sort?.sort)}. Each row links to its record; j and k move between rows.`}
-          layout="fixed"
-          compact
-          stale={stale}
-          aria-busy={loading || stale}
-          id="queue-table"
-        >
-          <colgroup>
-            {selection ? <col style={{ width: 36 }} /> : null}
-            {table.getAllLeafColumns().map((column) => (
-              <col key={column.id} style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}} />
-            ))}
-          </colgroup>
-          <thead>
-            {table.getHeaderGroups().map((group) => (
-              <tr key={group.id}>
-                {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
-                {group.headers.map((header) => {
-                  const meta = header.column.columnDef.meta;
-                  const field = sort ? meta?.sortField : undefined;
-                  return (
-                    <th
-                      key={header.id}
-                      scope="col"
-                      className={meta?.className}
-                      aria-sort={field ? ariaSortOf(sort?.sort, field) : undefined}
-                    >
-                      {header.isPlaceholder ? null : field && sort ? (
-                        <SortHeader
-                          field={field}
-                          label={String(header.column.columnDef.header)}
-                          sort={sort.sort}
-                          onSort={sort.onSort}
-                        />
-                      ) : (
-                        <table.FlexRender header={header} />
-                      )}
-                    </th>
-                  );
-                })}
-              </tr>
-            ))}
-          </thead>
-          <tbody ref={bodyRef}>
-            {loading ? (
-              <SkeletonRows columns={columnCount} rows={12} />
-            ) : state ? (
-              <TableMessage colSpan={columnCount}>{state}</TableMessage>
-            ) : (
-              table.getRowModel().rows.map((row) => (
-                <tr
-                  key={row.id}
-                  className={styles.row}
-                  data-row-index={row.index}
-                  onClick={(event) => onRowClick(event, row.original.id)}
-                  onFocus={() => setActive(row.index)}
-                  onKeyDown={(event) => {
-                    // Enter on the row's checkbox opens the record too (the link opens itself).
-                    if (event.key === "Enter" && (event.target as HTMLElement).tagName === "INPUT") {
-                      event.preventDefault();
-                      rowLinks()[row.index]?.click();
-                    }
-                  }}
-                >
-                  {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
-                  {row.getAllCells().map((cell) => (
-                    <td key={cell.id} className={cell.column.columnDef.meta?.className}>
-                      <table.FlexRender cell={cell} />
-                    </td>
-                  ))}
+        {/* On a phone the rows become cards (queue.module.css): status, age and attempts on screen. */}
+        <div className={styles.cards}>
+          <DataTable
+            caption={`Review records, ${describeSort(sort?.sort)}. Each row links to its record; j and k move between rows.`}
+            layout="fixed"
+            compact
+            stale={stale}
+            aria-busy={loading || stale}
+            id="queue-table"
+          >
+            <colgroup>
+              {selection ? <col style={{ width: 36 }} /> : null}
+              {table.getAllLeafColumns().map((column) => (
+                <col
+                  key={column.id}
+                  style={column.columnDef.meta?.width ? { width: column.columnDef.meta.width } : {}}
+                />
+              ))}
+            </colgroup>
+            <thead>
+              {table.getHeaderGroups().map((group) => (
+                <tr key={group.id}>
+                  {selection ? <SelectAllCell selection={selection} ids={pageIds} /> : null}
+                  {group.headers.map((header) => {
+                    const meta = header.column.columnDef.meta;
+                    const field = sort ? meta?.sortField : undefined;
+                    return (
+                      <th
+                        key={header.id}
+                        scope="col"
+                        className={meta?.className}
+                        data-col={header.column.id}
+                        aria-sort={field ? ariaSortOf(sort?.sort, field) : undefined}
+                      >
+                        {header.isPlaceholder ? null : field && sort ? (
+                          <SortHeader
+                            field={field}
+                            label={String(header.column.columnDef.header)}
+                            sort={sort.sort}
+                            onSort={sort.onSort}
+                          />
+                        ) : (
+                          <table.FlexRender header={header} />
+                        )}
+                      </th>
+                    );
+                  })}
                 </tr>
-              ))
-            )}
-          </tbody>
-        </DataTable>
+              ))}
+            </thead>
+            <tbody ref={bodyRef}>
+              {loading ? (
+                <SkeletonRows columns={columnCount} rows={12} />
+              ) : state ? (
+                <TableMessage colSpan={columnCount}>{state}</TableMessage>
+              ) : (
+                table.getRowModel().rows.map((row) => (
+                  <tr
+                    key={row.id}
+                    className={styles.row}
+                    data-row-index={row.index}
+                    onClick={(event) => onRowClick(event, row.original.id)}
+                    onFocus={() => setActive(row.index)}
+                    onKeyDown={(event) => {
+                      // Enter on the row's checkbox opens the record too (the link opens itself).
+                      if (event.key === "Enter" && (event.target as HTMLElement).tagName === "INPUT") {
+                        event.preventDefault();
+                        rowLinks()[row.index]?.click();
+                      }
+                    }}
+                  >
+                    {selection ? <SelectRowCell selection={selection} item={row.original} /> : null}
+                    {row.getAllCells().map((cell) => (
+                      <td
+                        key={cell.id}
+                        className={cell.column.columnDef.meta?.className}
+                        data-col={cell.column.id}
+                        data-label={String(cell.column.columnDef.header)}
+                      >
+                        <table.FlexRender cell={cell} />
+                      </td>
+                    ))}
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </DataTable>
+        </div>
       </NowContext.Provider>
     </PendingApprovalsContext.Provider>
   );
