@@ -304,6 +304,7 @@ export function ReviewTable({
                         scope="col"
                         className={meta?.className}
                         data-col={header.column.id}
+                        data-sortable={field ? "" : undefined}
                         aria-sort={field ? ariaSortOf(sort?.sort, field) : undefined}
                       >
                         {header.isPlaceholder ? null : field && sort ? (
