@@ -1,5 +1,5 @@
 import type { Page } from "@playwright/test";
-import { expect, invoiceReminder, redisSource, test, uniqueTag } from "./records";
+import { expect, invoiceReminder, redisSource, type ReportInput, test, uniqueTag } from "./records";
 
 // The queue in Chromium: sorting through the API's sorted keyset, the keyboard (j/k/
 // Enter, ?), the reason chips' one row with "more…", the error class in the rows, no sideways
@@ -240,22 +240,39 @@ test("the filter's count, and the scheduled replays one click away", async ({ pa
   await expect(page.locator(`#queue-table a[href*="${ids[0]}"]`)).toBeVisible();
 });
 
-test("on a phone the filters wait behind a button that says how many are set; the rows start on the first screen", async ({
-  page,
-  loginAs,
-  report,
-}) => {
+interface PhoneFixtures {
+  page: Page;
+  loginAs: (role: "owner") => Promise<unknown>;
+  report: (input: ReportInput) => Promise<string>;
+}
+
+/** One record of a kind of its own, opened in the queue at phone width as its owner. */
+async function openOnAPhone(
+  { page, loginAs, report }: PhoneFixtures,
+  kindPrefix: string,
+  record: Pick<ReportInput, "attempts" | "lastError"> = {},
+) {
   const tag = uniqueTag();
-  const kind = `phone.filters.${tag}`;
+  const kind = `${kindPrefix}.${tag}`;
   await report({
     category: "manual-review",
-    reason: `phone-${tag}`,
+    reason: `${kindPrefix}-${tag}`,
     requiredCheck: "look",
+    ...record,
     message: { ...invoiceReminder(tag), kind },
   });
   await page.setViewportSize({ width: 390, height: 844 });
   await loginAs("owner");
   await page.goto(`/reviews?kind=${kind}`);
+  return { tag, kind };
+}
+
+test("on a phone the filters wait behind a button that says how many are set; the rows start on the first screen", async ({
+  page,
+  loginAs,
+  report,
+}) => {
+  const { tag, kind } = await openOnAPhone({ page, loginAs, report }, "phone.filters");
   const form = page.getByRole("search", { name: "Filter the queue" });
   await expect(form.getByLabel("Search")).toBeVisible();
   await expect(form.getByLabel("Status")).toBeHidden();
@@ -277,19 +294,10 @@ test("on a phone each record is a card: message, status, attempts and age on scr
   loginAs,
   report,
 }) => {
-  const tag = uniqueTag();
-  const kind = `phone.cards.${tag}`;
-  await report({
-    category: "manual-review",
-    reason: `cards-${tag}`,
-    requiredCheck: "look",
+  const { tag } = await openOnAPhone({ page, loginAs, report }, "phone.cards", {
     attempts: 7,
-    lastError: `ETIMEDOUT connecting to provider ${tag}`,
-    message: { ...invoiceReminder(tag), kind },
+    lastError: "ETIMEDOUT connecting to provider",
   });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await loginAs("owner");
-  await page.goto(`/reviews?kind=${kind}`);
   const row = page.locator("#queue-table tbody tr", { has: page.getByRole("link", { name: `msg-${tag}` }) });
   await expect(row).toBeVisible();
   const onScreen = async (cell: string) => {
