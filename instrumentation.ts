@@ -8,8 +8,9 @@ export async function register(): Promise<void> {
   // The whole configuration first (lib/config): a bad variable stops the start, every one named,
   // rather than failing a sign-in, a webhook or a request later
   // (docs/decisions/0042-one-validated-configuration.md).
-  const { checkConfigOrExit, config } = await import("./lib/config");
+  const { checkConfigOrExit } = await import("./lib/server/config-check");
   checkConfigOrExit();
+  const { config } = await import("./lib/config");
   if (config().OPERATIONS_DISPATCHER) {
     const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
     startConsoleDispatcher();

@@ -1,6 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
 import { loginPath } from "@/lib/auth/next-path";
-import { consoleIsHttps } from "@/lib/http/https";
+import { consoleIsHttps } from "@/lib/config/https";
 import { undecodablePath } from "@/lib/http/app-routes";
 import { API_POLICY, baseSecurityHeaders, newNonce, pagePolicy } from "@/lib/http/security-headers";
 

@@ -4,7 +4,7 @@ import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { type Actor } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { db } from "@/lib/db/client";
-import { scrapeMetrics } from "@/lib/metrics/registry";
+import { scrapeMetrics } from "@/lib/overview/metrics";
 import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*
@@ -12,7 +12,7 @@ import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabas
  * 3,000,000 decision-log entries, 200,000 replays, and bulk operations with 300,000 items (one
  * running, 80,000 of its records pending). Timed through the real route handler (token lookup,
  * the one gauge query, prom-client's text), one scrape at a time. The old way (GROUP BY over the
- * tables at every scrape, as lib/metrics/registry.ts did before the counts table) is timed on the
+ * tables at every scrape, as lib/overview/metrics.ts did before the counts table) is timed on the
  * same data as the baseline.
  *
  * Seeding is set-based and bypasses what would make it slow, as stated here:
@@ -166,7 +166,7 @@ async function seed(url: string): Promise<void> {
 }
 
 /**
- * The scrape as it was before the counts table (lib/metrics/registry.ts at the start of issue
+ * The scrape as it was before the counts table (lib/overview/metrics.ts at the start of issue
  * 13): the same queries, run at every scrape. Only the queries are timed here, plus turning the
  * rows into text; the new scrape's figure also includes the token lookup and the handler.
  */

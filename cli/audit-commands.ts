@@ -12,7 +12,7 @@ import {
 } from "@/lib/audit/checkpoint";
 import { checkCheckpointsAgainstLog, createCheckpoint } from "@/lib/audit/checkpoint-store";
 import { type ChainVerdict, verifyDecisionLog } from "@/lib/audit/verify";
-import { verifyArchiveText } from "@/lib/retention/log-archive-file";
+import { verifyArchiveText } from "@/lib/audit/archive-file";
 import { ARCHIVE_DIR_SETTING } from "./archive-commands";
 
 /** The setting that names the public checkpoint key for `audit verify --file` without --key. */
@@ -102,7 +102,7 @@ async function verifyWithCheckpoints(
 }
 
 /**
- * `audit verify --file F`: the archive file alone (lib/retention/log-archive-file.ts): links,
+ * `audit verify --file F`: the archive file alone (lib/audit/archive-file.ts): links,
  * numbering, every hash recomputed, and the signed checkpoint at its end. The database is not
  * asked: the file is evidence on its own.
  */

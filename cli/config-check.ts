@@ -1,4 +1,4 @@
-import { checkConfigOrExit } from "@/lib/config";
+import { checkConfigOrExit } from "@/lib/server/config-check";
 
 // Imported by cli/main.ts before the commands: the whole configuration is checked as this module
 // loads, before the modules imported after it read it (lib/log.ts does as it loads). A bad

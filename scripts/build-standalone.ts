@@ -38,7 +38,7 @@ async function main(): Promise<number> {
     tsconfig: path.join(root, "tsconfig.json"),
     // Next stays one copy, the one its server files were traced with. pg-native is pg's optional
     // native driver, never installed here. @node-rs/argon2 (password hashes; reached through the
-    // intake fast path's authentication, lib/net/intake-fast-path.ts) is a native module esbuild
+    // intake fast path's authentication, lib/server/intake-fast-path.ts) is a native module esbuild
     // cannot bundle; Next traces it into the standalone's node_modules as a server external.
     external: ["next", "pg-native", "@node-rs/argon2"],
     // CommonJS packages bundled into an ES module (pg) still call require for Node's built-ins.

@@ -173,7 +173,7 @@ async function main(): Promise<number> {
     if (health?.status !== 503 || !health.headers.get("retry-after"))
       failures.push(`/api/health answered ${health?.status ?? "nothing"}, not 503 with Retry-After`);
     // The answer for a database that is gone is a 503 a client retries (lib/db/unavailable.ts),
-    // from the API and from Better Auth's routes alike (lib/auth/auth-endpoint.ts).
+    // from the API and from Better Auth's routes alike (lib/http/auth-endpoint.ts).
     const serverErrors = [...statuses.keys()].filter((k) => / 5\d\d$/.test(k) && !k.endsWith(" 503"));
     if (serverErrors.length) failures.push(`it answered ${serverErrors.join(", ")} (not 503)`);
     if (unanswered.length) failures.push(`requests went unanswered: ${unanswered.slice(0, 3).join("; ")}`);

@@ -1,12 +1,12 @@
 // First: the whole configuration, checked as this module loads (a bad variable ends the process,
 // exit code 2, every one named), before the server's modules load.
-import "@/lib/config/start-check";
+import "@/lib/server/start-check";
 import path from "node:path";
 import { config } from "@/lib/config";
-import { startConsoleServer } from "@/lib/net/console-server";
+import { startConsoleServer } from "@/lib/server/console-server";
 
 // The production server `npm start` runs (instead of `next start`): Next behind our own
-// node:http server, which passes each request's socket address on (lib/net/console-server.ts).
+// node:http server, which passes each request's socket address on (lib/server/console-server.ts).
 // Usage: tsx scripts/serve.ts [-H host] [-p port]; defaults HOST / PORT, else 127.0.0.1:3000.
 
 function option(flag: string): string | undefined {

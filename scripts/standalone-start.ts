@@ -1,12 +1,12 @@
 // First: the whole configuration, checked before the modules below load (a bad variable ends the
 // process, exit code 2, every one named).
-import "@/lib/config/start-check";
+import "@/lib/server/start-check";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { config } from "@/lib/config";
 import { migrate } from "@/lib/db/migrate";
 import { refreshRuntimeGrants } from "@/lib/db/roles";
-import { startConsoleServer } from "@/lib/net/console-server";
+import { startConsoleServer } from "@/lib/server/console-server";
 import { reportMessage, runMain } from "./run-main";
 
 /*
@@ -14,7 +14,7 @@ import { reportMessage, runMain } from "./run-main";
  * .next/standalone/start.mjs, which runs with nothing but that folder. Migrations as the tables'
  * owner (MIGRATION_DATABASE_URL, else DATABASE_URL), the grants of DATABASE_URL's runtime role
  * refreshed when the two differ, then the console: Next behind our own node:http server
- * (lib/net/console-server.ts), not the server.js Next writes, which cannot pass the socket address
+ * (lib/server/console-server.ts), not the server.js Next writes, which cannot pass the socket address
  * on (docs/decisions/0017-deployment.md). No embedded database and no demo set: `npm start` is for those.
  */
 

@@ -1,7 +1,7 @@
 import "dotenv/config";
 // The whole configuration, checked before the modules below load (a bad variable ends the
 // process, exit code 2, every one named).
-import "@/lib/config/start-check";
+import "@/lib/server/start-check";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";

@@ -3,6 +3,7 @@ import Link from "next/link";
 import { SignOutButton } from "@/components/sign-out-button";
 import { HOME_PATH, safeNextPath } from "@/lib/auth/next-path";
 import { currentUser } from "@/lib/auth/session";
+import { oidcSettings } from "@/lib/auth/oidc-settings";
 import { config } from "@/lib/config";
 import { LoginForm } from "./login-form";
 import { SsoButton } from "./sso-button";
@@ -29,7 +30,7 @@ export default async function LoginPage({
   searchParams: Promise<{ next?: string | string[]; error?: string | string[] }>;
 }) {
   const { next, error } = await searchParams;
-  const sso = config().oidc;
+  const sso = oidcSettings();
   const passwordSignIn = config().PASSWORD_SIGN_IN;
   const destination = safeNextPath(typeof next === "string" ? next : null) ?? HOME_PATH;
   const user = await currentUser();

@@ -2,7 +2,7 @@ import { createHash, type KeyObject } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { archivedHashOf, verifyArchiveText } from "@/lib/retention/log-archive-file";
+import { archivedHashOf, verifyArchiveText } from "@/lib/audit/archive-file";
 import { db } from "@/lib/db/client";
 import { type Checkpoint, signCheckpoint } from "./checkpoint";
 import { type ChainVerdict, inLogSnapshot, verifyChain } from "./verify";

@@ -1,7 +1,7 @@
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { Refusal } from "@/lib/domain/refusal";
-import { auditCursor } from "@/lib/http/seq-cursor";
+import { auditCursor } from "@/lib/domain/seq-cursor";
 import { type AuditEntry, type AuditFilter, type AuditListQuery, DEFAULT_AUDIT_LIMIT } from "./schema";
 
 /** An entry as AUDIT_COLUMNS read it: `seq` a bigint, `details` jsonb's text. */

@@ -4,12 +4,13 @@ import { isAPIError } from "better-auth/api";
 import { db } from "@/lib/db/client";
 import { grantsOfUser } from "@/lib/access";
 import type { Prisma, PrismaClient } from "@/lib/generated/prisma/client";
-import { servedOverHttps } from "@/lib/http/https";
+import { servedOverHttps } from "@/lib/config/https";
 import { log } from "@/lib/log";
 import { PEER_ADDRESS_HEADER, peerHeaderTrusted } from "@/lib/net/peer-address";
 import { adminPlugin, adminPluginPaths } from "./admin-plugin";
 import { oidcDatabaseHooks, oidcPlugin, oidcValidateUserInfo } from "./oidc";
 import { config } from "@/lib/config";
+import { oidcSettings } from "./oidc-settings";
 import { hideSessionTokens } from "./hide-session-tokens";
 import { deliverPasswordLink, PASSWORD_LINK_SECONDS, recordPasswordSet } from "./password-links";
 import { hashPassword, verifyPassword } from "./passwords";
@@ -65,7 +66,7 @@ function trustedProxies(): string[] | undefined {
  * sent none, so a client reaching the console directly chooses its own. That header is therefore
  * read only when TRUSTED_PROXIES says a proxy is in front (it then walks the chain from the right,
  * past those proxies). Otherwise, under the console's own server (`npm start`,
- * lib/net/console-server.ts), the socket's address it sets on every request is the client's.
+ * lib/server/console-server.ts), the socket's address it sets on every request is the client's.
  * Under a plain `next start` there is no client address, and Better Auth counts all sign-ins in
  * one shared bucket per path. The per-email limit does not depend on any of this.
  */
@@ -102,8 +103,8 @@ function logAuthError(error: unknown): void {
 
 function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
   const proxies = trustedProxies();
-  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); its settings are checked in lib/config.
-  const sso = config().oidc;
+  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); its settings are checked at start (lib/server/config-check.ts).
+  const sso = oidcSettings();
   const passwordSignIn = config().PASSWORD_SIGN_IN;
   return betterAuth({
     appName: "Review Console",

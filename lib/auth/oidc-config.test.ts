@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import {
-  checkSignInConfig,
   ConfigError,
   grantsForGroups,
   groupsFromClaims,
   oidcConfig,
   parseGroupGrants,
   passwordSignInEnabled,
+  signInProblems,
 } from "./oidc-config";
 
 const complete = {
@@ -114,12 +114,14 @@ describe("passwordSignInEnabled", () => {
     expect(settingOf(() => passwordSignInEnabled({ ...complete, PASSWORD_SIGN_IN: "no" }))).toBe("PASSWORD_SIGN_IN");
   });
 
-  it("checkSignInConfig checks both", () => {
-    expect(() => checkSignInConfig({ ...complete, PASSWORD_SIGN_IN: "off" })).not.toThrow();
-    expect(settingOf(() => checkSignInConfig({ ...complete, OIDC_GROUP_GRANTS: "x" }))).toBe("OIDC_GROUP_GRANTS");
+  it("signInProblems checks both, naming each variable", () => {
+    expect(signInProblems({ ...complete, PASSWORD_SIGN_IN: "off" })).toEqual([]);
+    const variables = (env: Record<string, string>) => signInProblems(env).map((p) => p.variable);
+    expect(variables({ ...complete, OIDC_GROUP_GRANTS: "x" })).toEqual(["OIDC_GROUP_GRANTS"]);
+    expect(variables({ OIDC_CLIENT_ID: "x", PASSWORD_SIGN_IN: "maybe" })).toEqual(["OIDC_ISSUER", "PASSWORD_SIGN_IN"]);
     // An admin of one domain, which the API and the CLI refuse to grant, stops the start too.
-    expect(() => checkSignInConfig({ ...complete, OIDC_GROUP_GRANTS: "rc-pay-admins=admin@payments" })).toThrow(
-      'OIDC_GROUP_GRANTS: "rc-pay-admins=admin@payments": admin is held in every domain',
+    expect(signInProblems({ ...complete, OIDC_GROUP_GRANTS: "rc-pay-admins=admin@payments" })[0]?.problem).toMatch(
+      /^"rc-pay-admins=admin@payments": admin is held in every domain/,
     );
   });
 });

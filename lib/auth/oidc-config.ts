@@ -1,9 +1,11 @@
 import { GLOBAL_ONLY_ROLES, isPersonRole, type PersonRole } from "@/lib/access/client";
+import type { ConfigProblem } from "@/lib/config/error";
 import { ConfigError } from "@/lib/config/error";
 
 // Single sign-on settings (docs/decisions/0036-single-sign-on.md): the rules that join several
-// variables, which the configuration's one check (lib/config) applies to the environment.
-// No server imports: lib/config reads it, and the login page reads lib/config.
+// variables. The start's check (lib/server/config-check.ts) applies them with the configuration's
+// own, so a bad one stops the start; lib/config parses each variable alone and knows no roles.
+// No server imports: the login page's client button reads OIDC_PROVIDER_ID from here.
 
 export { ConfigError };
 
@@ -161,10 +163,18 @@ export function passwordSignInEnabled(env: Env): boolean {
   return false;
 }
 
-/** Every sign-in setting checked: throws a ConfigError naming the first bad one. */
-export function checkSignInConfig(env: Env): void {
-  oidcConfig(env);
-  passwordSignInEnabled(env);
+/** Every problem of the sign-in settings in `env`, each naming its variable (none: an empty list). */
+export function signInProblems(env: Env): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  for (const check of [() => oidcConfig(env), () => passwordSignInEnabled(env)]) {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
+  return problems;
 }
 
 /** The grants that these groups give (unknown groups give none), without duplicates. */

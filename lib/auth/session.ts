@@ -2,7 +2,7 @@ import { headers } from "next/headers";
 import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { forbidden as forbiddenRefusal } from "@/lib/domain/refusal";
-import { recordForbidden } from "@/lib/http/refusal-response";
+import { recordForbidden } from "@/lib/audit/refusal-log";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
 import { type Grant, holdsPermission, type Permission } from "@/lib/access/client";

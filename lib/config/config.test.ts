@@ -34,7 +34,6 @@ describe("loadConfig: defaults", () => {
       RETENTION_FINISHED_MONTHS: 12,
       TRUSTED_PROXIES: [],
       WEBHOOK_ALLOWED_NETWORKS: [],
-      oidc: null,
     });
     for (const name of [
       "BETTER_AUTH_URL",
@@ -94,7 +93,7 @@ describe("loadConfig: defaults", () => {
       PASSWORD_SIGN_IN: false,
       MIGRATION_DATABASE_URL: "postgresql://owner@db.example.test/rc",
     });
-    expect(c.oidc?.redirectURI).toBe("https://console.example.test/api/auth/callback/oidc");
+    expect(c.OIDC_ISSUER).toBe("https://idp.example.test/realms/rc");
   });
 
   it("is frozen, and leaves DATABASE_URL to databaseUrl()", () => {
@@ -162,33 +161,7 @@ describe("loadConfig: a bad value names its variable and says what is wrong", ()
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
   });
 
-  it("applies the single sign-on rules, naming each variable", () => {
-    expect(problemsOf({ PASSWORD_SIGN_IN: "off" })).toEqual([
-      "PASSWORD_SIGN_IN: off needs OIDC_ISSUER: nobody could sign in",
-    ]);
-    expect(problemsOf({ OIDC_CLIENT_ID: "x" })).toEqual(["OIDC_ISSUER: is required when OIDC_CLIENT_ID is set"]);
-    expect(problemsOf({ OIDC_ISSUER: "https://idp.example.test" })).toEqual([
-      "OIDC_CLIENT_ID: is required when OIDC_ISSUER is set",
-      "OIDC_CLIENT_SECRET: is required when OIDC_ISSUER is set",
-      "BETTER_AUTH_URL: is required when OIDC_ISSUER is set",
-      "OIDC_GROUP_GRANTS: is required when OIDC_ISSUER is set",
-    ]);
-    expect(problemsOf({ ...oidc, OIDC_GROUP_GRANTS: "rc-x=admin@payments" })[0]).toMatch(
-      /^OIDC_GROUP_GRANTS: "rc-x=admin@payments": admin is held in every domain/,
-    );
-  });
-
   it("names every bad variable, once each", () => {
-    const problems = configProblems({
-      OPERATIONS_TICK_MS: "abc",
-      PORT: "0",
-      BETTER_AUTH_URL: "ftp://x",
-      OIDC_ISSUER: "https://idp.example.test",
-      OIDC_CLIENT_ID: "id",
-      OIDC_CLIENT_SECRET: "secret",
-      OIDC_GROUP_GRANTS: "g=owner",
-    });
-    expect(problems.map((p) => p.variable).sort()).toEqual(["BETTER_AUTH_URL", "OPERATIONS_TICK_MS", "PORT"]);
     let error: unknown;
     try {
       loadConfig({ OPERATIONS_TICK_MS: "abc", PORT: "0" });

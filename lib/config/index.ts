@@ -1,21 +1,20 @@
-import { oidcConfig, type OidcConfig, passwordSignInEnabled } from "@/lib/auth/oidc-config";
 import { ConfigError, type ConfigProblem } from "./error";
 import { type Settings, VARIABLE_NAMES, VARIABLES } from "./schema";
 
 // The console's configuration: every environment variable it reads, validated in one place
 // (./schema.ts) and parsed once into a frozen object (docs/decisions/0042-one-validated-configuration.md).
 // The console's start (instrumentation.ts, scripts/serve.ts) and the CLI (cli/config-check.ts)
-// check it all first and stop, naming every bad variable.
+// check it all first and stop, naming every bad variable (lib/server/config-check.ts, which adds
+// the sign-in rules that join several variables: lib/auth/oidc-config.ts).
 
 export { ConfigError, type ConfigProblem } from "./error";
 export { type LogLevel, type Settings, type Variable, type VariableName, VARIABLE_NAMES, VARIABLES } from "./schema";
 
 /**
- * The configuration: every variable parsed, plus the single sign-on settings they make. Without
- * DATABASE_URL, which is read per call (databaseUrl()): the CLI sets it in its own process once
+ * The configuration: every variable parsed. Without DATABASE_URL, which is read per call (databaseUrl()): the CLI sets it in its own process once
  * it has chosen the database, and tests point it at each test file's database.
  */
-export type Config = Readonly<Omit<Settings, "DATABASE_URL"> & { oidc: OidcConfig | null }>;
+export type Config = Readonly<Omit<Settings, "DATABASE_URL">>;
 
 type Env = Record<string, string | undefined>;
 
@@ -39,20 +38,9 @@ export function loadConfig(env: Env): Config {
     if (result.success) values[name] = result.data;
     else problems.push({ variable: name, problem: result.error.issues[0]?.message ?? "is not valid" });
   }
-  // Rules that join several variables (single sign-on, PASSWORD_SIGN_IN=off): lib/auth/oidc-config.ts.
-  const bad = (variable: string) => problems.some((p) => p.variable === variable);
-  let oidc: OidcConfig | null = null;
-  for (const check of [() => (oidc = oidcConfig(raw)), () => passwordSignInEnabled(raw)]) {
-    try {
-      check();
-    } catch (error) {
-      if (!(error instanceof ConfigError)) throw error;
-      for (const p of error.problems) if (!bad(p.variable)) problems.push(p);
-    }
-  }
   if (problems.length > 0) throw new ConfigError(problems);
   delete values.DATABASE_URL;
-  return Object.freeze({ ...values, oidc }) as Config;
+  return Object.freeze(values) as Config;
 }
 
 let memo: { key: string | null; config: Config } | undefined;
@@ -86,17 +74,4 @@ export function configProblems(env: Env = process.env): readonly ConfigProblem[]
     if (error instanceof ConfigError) return error.problems;
     throw error;
   }
-}
-
-/**
- * The start's check (instrumentation.ts, ./start-check.ts, cli/config-check.ts): with a bad
- * variable the process ends after one line per bad variable, each naming it, rather than failing
- * later at the first use. Exit code 2 for the console, as its other start-up refusals; the CLI
- * passes 1, its code for a failure the user can fix.
- */
-export function checkConfigOrExit(exitCode = 2): void {
-  const problems = configProblems();
-  if (problems.length === 0) return;
-  for (const p of problems) console.error(`error: ${p.variable}: ${p.problem}`);
-  process.exit(exitCode);
 }

@@ -1,4 +1,4 @@
-import { observeHttpRequest } from "@/lib/metrics/http";
+import { observeHttpRequest } from "@/lib/http/metrics";
 import { checkDocumentedStatus } from "@/lib/openapi/documented-status";
 
 /** What every answer of apiRoute passes through: the duration histogram and the OpenAPI check. */

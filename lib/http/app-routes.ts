@@ -1,6 +1,6 @@
 // The routes of app/ (pages and route handlers), for the two places that must know which route
 // a raw path is before Next has routed it: the proxy, which names the parameter of a path Next
-// cannot decode, and refusals, which are grouped by route (lib/http/refusal-log.ts).
+// cannot decode, and refusals, which are grouped by route (lib/audit/refusal-log.ts).
 // lib/http/app-routes.test.ts keeps the list equal to the files.
 
 export const APP_ROUTES = [

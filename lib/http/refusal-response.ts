@@ -1,9 +1,7 @@
-import { type Actor } from "@/lib/access";
 import type { FieldIssue, Refusal, RefusalKind } from "@/lib/domain/refusal";
-import { recordRefusal } from "./refusal-log";
 
 // Where a Refusal (lib/domain/refusal.ts) becomes HTTP, once: its status, the `{"error": {...}}`
-// body, and for a refused authorization the decision-log entry (ADR 0010, ADR 0012).
+// body. A refused authorization's decision-log entry is lib/audit/refusal-log.ts (ADR 0010, ADR 0012).
 
 const STATUS: Record<RefusalKind, number> = {
   invalid: 400,
@@ -56,46 +54,4 @@ export function databaseUnavailableResponse(): Response {
     },
     { status: 503, headers: { "retry-after": String(DATABASE_RETRY_AFTER_SECONDS) } },
   );
-}
-
-/** Who was refused, and where: what the decision-log entry of a refused authorization needs. */
-export interface RefusedRequest {
-  actor: Pick<Actor, "kind" | "label" | "role">;
-  /** The route as a pattern (`POST /api/v1/reviews/[id]/actions`), or `page`. */
-  route: string;
-  method: string;
-  path?: string;
-  /** The browser's `Sec-Fetch-Site`, for a request authenticated by the session cookie. */
-  fetchSite: string | null;
-}
-
-export function refusedRequest(request: Request, actor: RefusedRequest["actor"], route: string): RefusedRequest {
-  return {
-    actor,
-    route,
-    method: request.method,
-    path: new URL(request.url).pathname,
-    fetchSite: request.headers.get("sec-fetch-site"),
-  };
-}
-
-/**
- * Records a `forbidden` refusal as `authorization.refused` (the only place that entry is made
- * from a refusal): the application log always, the decision log when the actor sent it.
- */
-export async function recordForbidden(refusal: Refusal, where: RefusedRequest): Promise<void> {
-  if (refusal.kind !== "forbidden") return;
-  const about = refusal.authorization ?? {};
-  await recordRefusal({
-    actor: where.actor,
-    route: where.route,
-    reason: about.reason ?? refusal.message,
-    method: where.method,
-    ...(where.path !== undefined ? { path: where.path } : {}),
-    reviewId: about.reviewId ?? null,
-    effectKey: about.effectKey ?? null,
-    details: about.details ?? {},
-    fetchSite: where.fetchSite,
-    crossSite: about.crossSite ?? false,
-  });
 }

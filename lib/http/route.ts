@@ -7,17 +7,12 @@ import { UndocumentedAnswer } from "@/lib/openapi/documented-status";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";
+import { recordForbidden, refusedRequest } from "@/lib/audit/refusal-log";
 import { answered } from "./answered";
 import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";
 import { validationError } from "./errors";
-import {
-  databaseUnavailableResponse,
-  internalErrorResponse,
-  recordForbidden,
-  refusalResponse,
-  refusedRequest,
-} from "./refusal-response";
+import { databaseUnavailableResponse, internalErrorResponse, refusalResponse } from "./refusal-response";
 import { requireStorable } from "./storable";
 
 export interface RouteContext<P> {
@@ -30,7 +25,7 @@ export interface RouteContext<P> {
 
 /**
  * `METHOD /route` (`POST /api/v1/reviews/[id]/actions`): refusals are grouped by route, so varying
- * an id in the path cannot open a new window each time (lib/http/refusal-log.ts). A path no
+ * an id in the path cannot open a new window each time (lib/audit/refusal-log.ts). A path no
  * route of app/ takes (a handler called directly) stands for itself.
  */
 export function routePattern(request: Request): string {
@@ -40,7 +35,7 @@ export function routePattern(request: Request): string {
 
 /**
  * A JSON answer that is not yet a web Response. The intake handlers give these: the intake fast
- * path (lib/net/intake-fast-path.ts) writes one to the socket as it is, where building a
+ * path (lib/server/intake-fast-path.ts) writes one to the socket as it is, where building a
  * Response and reading its body stream back cost more than the rest of the answer
  * (docs/decisions/0035-intake-cost.md); for Next, apiRoute makes it the Response.json it equals.
  */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { consoleIsHttps, servedOverHttps } from "./https";
+import { consoleIsHttps, servedOverHttps } from "@/lib/config/https";
 import { API_POLICY, baseSecurityHeaders, newNonce, pagePolicy } from "./security-headers";
 
 afterEach(() => vi.unstubAllEnvs());

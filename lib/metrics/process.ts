@@ -12,7 +12,7 @@ export interface ProcessMetrics {
   registry: Registry;
   decisions: Counter<"action">;
   httpDuration: Histogram<"route" | "method" | "status">;
-  /** Intake requests the console's own server answered without Next (lib/net/intake-fast-path.ts). */
+  /** Intake requests the console's own server answered without Next (lib/server/intake-fast-path.ts). */
   fastPath: Counter<"route">;
   /** Webhook delivery attempts this process made, by outcome (lib/notifications/deliver.ts). */
   webhookDeliveries: Counter<"outcome">;

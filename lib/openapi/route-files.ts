@@ -102,7 +102,7 @@ export function handlerFacts(text: string, method: string, controlPermission: st
 /**
  * `export const POST = reportReview;` with reportReview imported from a module of lib/: the
  * handler is defined there (the intake handlers, which the console's own server also serves:
- * lib/reviews/intake-routes.ts), so its facts are read from that module's export of the name.
+ * lib/http/intake-routes.ts), so its facts are read from that module's export of the name.
  */
 function sharedHandler(root: string, text: string, method: string): { text: string; name: string } | null {
   const alias = new RegExp(`export\\s+const\\s+${method}\\s*=\\s*(\\w+)\\s*;`).exec(text)?.[1];

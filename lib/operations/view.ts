@@ -2,7 +2,7 @@ import { canAnywhere, domainsRefused, operationScopeCondition } from "@/lib/acce
 import { globalGrant, type Grant, type Role } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { seqCursor } from "@/lib/http/seq-cursor";
+import { seqCursor } from "@/lib/domain/seq-cursor";
 import { CONTROL_FROM } from "./control";
 import { operationPermission } from "./create";
 import { operationOutcome } from "./outcome";

@@ -62,7 +62,7 @@ export async function reportReplayOutcome(
     // effect never happened). Checked under the row lock, so a re-claim cannot slip in between.
     if (replay.claimedByActor !== claimHolder(actor)) {
       // Thrown before any write, so the replay and its record stay as they were. The reason
-      // names no ids, so a flood of such refusals coalesces (lib/http/refusal-log.ts).
+      // names no ids, so a flood of such refusals coalesces (lib/audit/refusal-log.ts).
       throw forbidden(
         "not-claim-holder",
         `replay ${replayId} is claimed by another consumer; only the claim holder may report its outcome`,

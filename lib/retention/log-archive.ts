@@ -4,13 +4,13 @@ import path from "node:path";
 import pg from "pg";
 import { signCheckpoint } from "@/lib/audit/checkpoint";
 import { entryHash, formatEntryTime, GENESIS_HASH } from "@/lib/audit/verify";
-import { type ArchiveEntry, type ArchiveHeader, ARCHIVE_KIND, entryLine, headerLine } from "./log-archive-file";
+import { type ArchiveEntry, type ArchiveHeader, ARCHIVE_KIND, entryLine, headerLine } from "@/lib/audit/archive-file";
 import { ensureLogPartitions, listMonthPartitions, monthStart, type MonthPartition } from "./partitions";
 
 /**
  * `review-console archive --before YYYY-MM` for the decision log
  * (docs/decisions/0023-retention-and-archive.md). For each month partition before that month,
- * oldest first: write the month to DIR/decision-log-YYYY-MM.ndjson (lib/retention/log-archive-file.ts)
+ * oldest first: write the month to DIR/decision-log-YYYY-MM.ndjson (lib/audit/archive-file.ts)
  * verifying its chain on the way, sign its last entry, fsync; then in one transaction record the
  * segment in decision_log_archives, detach the partition and drop it. A crash between the two
  * leaves the month live and the file complete: running again writes the file again and goes on.

@@ -2,7 +2,7 @@ import { db } from "@/lib/db/client";
 import { ALL_RECORDS, type RecordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { type ReviewFilter, reviewFilterSql, searchModeOf } from "./filter-sql";
-import { reviewCursor } from "@/lib/http/seq-cursor";
+import { reviewCursor } from "@/lib/domain/seq-cursor";
 import { invalidField } from "@/lib/domain/refusal";
 import type { ListQuery, ListSort, ListSortField, ReviewStatus } from "./schema";
 

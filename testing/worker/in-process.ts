@@ -7,7 +7,7 @@ import {
 } from "@review-console/consumer";
 import { type Actor } from "@/lib/access";
 import { Refusal } from "@/lib/domain/refusal";
-import { recordForbidden } from "@/lib/http/refusal-response";
+import { recordForbidden } from "@/lib/audit/refusal-log";
 import { log } from "@/lib/log";
 import { claimDueReplays, renewClaims } from "@/lib/replays/claim";
 import { reportReplayOutcome } from "@/lib/replays/outcome";

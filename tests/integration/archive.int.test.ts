@@ -14,7 +14,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadPrivateKey, loadPublicKey, signCheckpoint } from "@/lib/audit/checkpoint";
 import { formatEntryTime, verifyDecisionLog } from "@/lib/audit/verify";
-import { verifyArchiveText } from "@/lib/retention/log-archive-file";
+import { verifyArchiveText } from "@/lib/audit/archive-file";
 import { spanOf, writeMonthFile } from "@/lib/retention/log-archive";
 import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { runCli } from "../support/cli";

@@ -29,7 +29,7 @@ import { POST as report } from "@/app/api/v1/reviews/route";
 import { CLI_ACTOR } from "@/lib/access";
 import { createApiToken } from "@/lib/auth/tokens";
 import { createDomain } from "@/lib/domains/manage";
-import { consoleRequestListener } from "@/lib/net/console-server";
+import { consoleRequestListener } from "@/lib/server/console-server";
 import { intakeCoalescer } from "@/lib/reviews/intake";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

@@ -1,6 +1,6 @@
 /**
  * The intake fast path (docs/decisions/0025-intake-fast-path.md): the console's own node:http
- * server (lib/net/console-server.ts consoleRequestListener) answers bearer POSTs to
+ * server (lib/server/console-server.ts consoleRequestListener) answers bearer POSTs to
  * /api/v1/reviews and /api/v1/reviews/batch itself, over real sockets, with the same answers,
  * headers, log entries and metrics as the Next route; everything else reaches Next. Next's
  * handler is stood in for by one that answers 299 and counts, so a request that fell through
@@ -15,7 +15,7 @@ import { POST as reportRoute } from "@/app/api/v1/reviews/route";
 import { config } from "@/lib/config";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
 import { processMetrics } from "@/lib/metrics/process";
-import { consoleRequestListener } from "@/lib/net/console-server";
+import { consoleRequestListener } from "@/lib/server/console-server";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call, tokenFor } from "../support/http";
 

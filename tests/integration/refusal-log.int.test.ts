@@ -10,7 +10,7 @@ import { GET as auditList } from "@/app/api/v1/audit/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
 import { requireUser } from "@/lib/auth/session";
-import { flushRefusals, REFUSAL_WINDOW_SECONDS } from "@/lib/http/refusal-log";
+import { flushRefusals, REFUSAL_WINDOW_SECONDS } from "@/lib/audit/refusal-log";
 import { signedIn } from "../support/auth";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call, tokenFor } from "../support/http";

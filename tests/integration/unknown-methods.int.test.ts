@@ -1,12 +1,12 @@
 /**
- * The console's own server (lib/net/console-server.ts) answers a method no path serves (TRACE,
+ * The console's own server (lib/server/console-server.ts) answers a method no path serves (TRACE,
  * SEARCH, PROPFIND, ...) with 405 and the security headers of every answer, before Next, which
  * cannot take TRACE at all (a 500 without headers). Node itself answers 400 to a method it does not know.
  */
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { consoleRequestListener } from "@/lib/net/console-server";
+import { consoleRequestListener } from "@/lib/server/console-server";
 
 let server: Server;
 let port: number;

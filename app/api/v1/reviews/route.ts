@@ -1,7 +1,7 @@
 import { grantsOf, recordScope } from "@/lib/access";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 import { assigneeIdOf } from "@/lib/reviews/assignee-filter";
-import { reportReview } from "@/lib/reviews/intake-routes";
+import { reportReview } from "@/lib/http/intake-routes";
 import { listReviews } from "@/lib/reviews/list";
 import { reviewListQuerySchema } from "@/lib/reviews/schema";
 
@@ -11,6 +11,6 @@ export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
   return Response.json(await listReviews({ ...query, assigneeId: assigneeIdOf(assignee, actor) }, scope));
 });
 
-// The handler lives in lib/reviews/intake-routes.ts: the console's own server answers bearer
-// requests with it directly (lib/net/intake-fast-path.ts), so both ways in share one definition.
+// The handler lives in lib/http/intake-routes.ts: the console's own server answers bearer
+// requests with it directly (lib/server/intake-fast-path.ts), so both ways in share one definition.
 export const POST = reportReview;

@@ -1,5 +1,5 @@
-import { reportReviewBatch } from "@/lib/reviews/intake-routes";
+import { reportReviewBatch } from "@/lib/http/intake-routes";
 
-// The handler lives in lib/reviews/intake-routes.ts: the console's own server answers bearer
-// requests with it directly (lib/net/intake-fast-path.ts), so both ways in share one definition.
+// The handler lives in lib/http/intake-routes.ts: the console's own server answers bearer
+// requests with it directly (lib/server/intake-fast-path.ts), so both ways in share one definition.
 export const POST = reportReviewBatch;

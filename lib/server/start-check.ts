@@ -1,4 +1,4 @@
-import { checkConfigOrExit } from "./index";
+import { checkConfigOrExit } from "./config-check";
 
 // Imported first by the console's start scripts (scripts/start.ts, scripts/serve.ts): the whole
 // configuration is checked as this module loads, before the modules imported after it, some of

@@ -1,15 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { config } from "@/lib/config";
-import { consoleIsHttps } from "@/lib/http/https";
+import { consoleIsHttps } from "@/lib/config/https";
 import { type Answer, type ApiHandler, isJsonAnswer } from "@/lib/http/route";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
 import { log } from "@/lib/log";
 import { processMetrics } from "@/lib/metrics/process";
-import { reportReview, reportReviewBatch } from "@/lib/reviews/intake-routes";
+import { reportReview, reportReviewBatch } from "@/lib/http/intake-routes";
 
 // Intake without Next's request pipeline (docs/decisions/0025-intake-fast-path.md). A bearer
 // POST to /api/v1/reviews or /api/v1/reviews/batch is answered here, by the console's own server,
-// with the very handler Next's route exports (lib/reviews/intake-routes.ts: authentication, the
+// with the very handler Next's route exports (lib/http/intake-routes.ts: authentication, the
 // role check, the body checks, validation, intake, refusal logging, metrics, the 503 of a database
 // that does not answer), plus the security headers proxy.ts gives every API answer. Next's
 // routing, its proxy run and its request and response adapters cost about 1.9 ms of CPU per
@@ -96,7 +96,7 @@ function strict<T extends object>(request: T): T {
       // `then` is looked up by await on any value; `toJSON` and inspection by loggers.
       if (property in target || property === "then" || typeof property === "symbol" || property === "toJSON")
         return Reflect.get(target, property, receiver) as unknown;
-      throw new Error(`the intake fast path's request has no ${String(property)} (lib/net/intake-fast-path.ts)`);
+      throw new Error(`the intake fast path's request has no ${String(property)} (lib/server/intake-fast-path.ts)`);
     },
   });
 }

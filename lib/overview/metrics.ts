@@ -2,7 +2,7 @@ import { Gauge, Registry } from "prom-client";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
 import { AUTO_PAUSE_REASON_PREFIX } from "@/lib/operations/items-state";
-import { processMetrics } from "./process";
+import { processMetrics } from "@/lib/metrics/process";
 
 /*
  * GET /api/metrics (docs/decisions/0016-metrics.md): this process's counters and histogram, plus

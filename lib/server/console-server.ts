@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import next from "next";
-import { consoleIsHttps } from "@/lib/http/https";
+import { consoleIsHttps } from "@/lib/config/https";
 import { API_POLICY, baseSecurityHeaders } from "@/lib/http/security-headers";
 import { dropOutputWhenItsReaderIsGone } from "@/lib/stdio-guard";
 import { type FastPathAddress, fastPathEnabled, fastRoute, serveFastPath } from "./intake-fast-path";
-import { PEER_ADDRESS_HEADER, PEER_HEADER_FLAG } from "./peer-address";
+import { PEER_ADDRESS_HEADER, PEER_HEADER_FLAG } from "@/lib/net/peer-address";
 
 // The console's own HTTP server: Next's request handler behind a plain node:http server, so the
 // server knows each request's socket address and can hand it to the application. Next gives route

@@ -1,5 +1,5 @@
-import { type Actor } from "@/lib/access";
 import { appendDecision, appendStandaloneDecision, type DecisionEntry } from "@/lib/audit/append";
+import type { Refusal } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { RefusalCoalescer, type RefusalRepeats } from "./refusal-coalescer";
@@ -12,8 +12,15 @@ import { RefusalCoalescer, type RefusalRepeats } from "./refusal-coalescer";
 /** Repeats within this long of a window's first refusal are counted, not written one by one. */
 export const REFUSAL_WINDOW_SECONDS = 60;
 
+/** Who was refused, as the log names them (an access Actor fits): a person's refusals may be coalesced. */
+export interface RefusedActor {
+  kind: "token" | "user";
+  label: string;
+  role: string;
+}
+
 export interface RefusedAuthorization {
-  actor: Pick<Actor, "kind" | "label" | "role">;
+  actor: RefusedActor;
   /**
    * What makes two refusals "the same", with the actor and the reason: the route as a pattern
    * (`POST /api/v1/reviews/[id]/actions`, never the concrete path, so that varying an id in the
@@ -159,4 +166,46 @@ export async function flushRefusals(): Promise<void> {
   const { coalescer, pending } = state();
   coalescer.closeAll();
   await Promise.all([...pending]);
+}
+
+/** Who was refused, and where: what the decision-log entry of a refused authorization needs. */
+export interface RefusedRequest {
+  actor: RefusedActor;
+  /** The route as a pattern (`POST /api/v1/reviews/[id]/actions`), or `page`. */
+  route: string;
+  method: string;
+  path?: string;
+  /** The browser's `Sec-Fetch-Site`, for a request authenticated by the session cookie. */
+  fetchSite: string | null;
+}
+
+export function refusedRequest(request: Request, actor: RefusedRequest["actor"], route: string): RefusedRequest {
+  return {
+    actor,
+    route,
+    method: request.method,
+    path: new URL(request.url).pathname,
+    fetchSite: request.headers.get("sec-fetch-site"),
+  };
+}
+
+/**
+ * Records a `forbidden` refusal as `authorization.refused` (the only place that entry is made
+ * from a refusal): the application log always, the decision log when the actor sent it.
+ */
+export async function recordForbidden(refusal: Refusal, where: RefusedRequest): Promise<void> {
+  if (refusal.kind !== "forbidden") return;
+  const about = refusal.authorization ?? {};
+  await recordRefusal({
+    actor: where.actor,
+    route: where.route,
+    reason: about.reason ?? refusal.message,
+    method: where.method,
+    ...(where.path !== undefined ? { path: where.path } : {}),
+    reviewId: about.reviewId ?? null,
+    effectKey: about.effectKey ?? null,
+    details: about.details ?? {},
+    fetchSite: where.fetchSite,
+    crossSite: about.crossSite ?? false,
+  });
 }

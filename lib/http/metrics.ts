@@ -1,5 +1,5 @@
 import { APP_ROUTES } from "@/lib/http/app-routes";
-import { processMetrics } from "./process";
+import { processMetrics } from "@/lib/metrics/process";
 
 const KNOWN_ROUTES = new Set<string>(APP_ROUTES);
 

@@ -1,6 +1,7 @@
 import { validationError } from "@/lib/http/errors";
 import { reportDomainRefusal } from "@/lib/access";
-import { recordForbidden, refusalBody, refusalStatus, refusedRequest } from "@/lib/http/refusal-response";
+import { recordForbidden, refusedRequest } from "@/lib/audit/refusal-log";
+import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
 import { apiRoute, jsonAnswer, parseJsonBody } from "@/lib/http/route";
 import { intakeOutcomes, intakeReport, isRefused, type Report } from "@/lib/reviews/intake";
 import { rawMessageOf, rawMessagesOfRecords } from "@/lib/reviews/raw-messages";
@@ -9,7 +10,7 @@ import { batchSchema, reportSchema } from "@/lib/reviews/schema";
 // The two intake handlers, framework-free (a request in, a JsonAnswer out, lib/http/route.ts):
 // Next's routes (app/api/v1/reviews/route.ts, .../batch/route.ts) export them as their POST, and the console's
 // own server answers bearer requests to the same paths with the very same functions, without
-// Next's request pipeline (lib/net/intake-fast-path.ts, docs/decisions/0025-intake-fast-path.md).
+// Next's request pipeline (lib/server/intake-fast-path.ts, docs/decisions/0025-intake-fast-path.md).
 // One definition, so the two ways in cannot answer differently.
 
 /** POST /api/v1/reviews: one report; 201 when it made a record, 200 when it joined one. */

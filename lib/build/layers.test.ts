@@ -1,0 +1,38 @@
+import { ESLint } from "eslint";
+import { describe, expect, it } from "vitest";
+
+// The layers of lib/ (docs/decisions/0046-layers-of-lib.md) are a lint rule in eslint.config.mjs:
+// these lines, linted as if they were in the named file, show that it holds.
+const eslint = new ESLint();
+
+async function refusals(filePath: string, text: string): Promise<string[]> {
+  const [result] = await eslint.lintText(text, { filePath });
+  return (result?.messages ?? []).filter((m) => m.ruleId === "no-restricted-imports").map((m) => m.message);
+}
+
+describe("the layers of lib/", () => {
+  it("refuses an import of a layer above", async () => {
+    expect(await refusals("lib/reviews/probe.ts", 'export { apiRoute } from "@/lib/http/route";\n')).toEqual([
+      expect.stringContaining("The modules layer of lib/ may not import a layer above it"),
+    ]);
+    expect(await refusals("lib/db/probe.ts", 'export type { ReviewView } from "../reviews/list";\n')).toEqual([
+      expect.stringContaining("The platform layer of lib/ may not import a layer above it"),
+    ]);
+    expect(
+      await refusals("lib/access/probe.ts", 'export { startConsoleServer } from "@/lib/server/console-server";\n'),
+    ).toEqual([expect.stringContaining("The modules layer")]);
+  });
+
+  it("refuses a deep import past a module's face, and allows what goes down or through the face", async () => {
+    expect(await refusals("lib/reviews/probe.ts", 'export { standingOf } from "@/lib/access/standing";\n')).toEqual([
+      expect.stringContaining("Import lib/access through its face"),
+    ]);
+    expect(
+      await refusals(
+        "lib/reviews/probe.ts",
+        'export { standingOf } from "@/lib/access";\nexport { db } from "@/lib/db/client";\n',
+      ),
+    ).toEqual([]);
+    expect(await refusals("lib/http/probe.ts", 'export { listReviews } from "@/lib/reviews/list";\n')).toEqual([]);
+  });
+}, 60_000);
