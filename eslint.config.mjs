@@ -3,7 +3,7 @@ import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
 const ACCESS_FACE = {
-  regex: "(^@/lib|/lib|^\\.\\.)/access/(?!client$|role-grants$|index$)[^/]+$",
+  regex: "(^@/lib|/lib|^\\.\\.)/access/(?!client$|index$)[^/]+$",
   message: "Import lib/access through its face: @/lib/access (server) or @/lib/access/client.",
 };
 
@@ -72,8 +72,7 @@ export default defineConfig([
     },
   },
   // A module with a face is imported through it, never by a deep path: lib/access through its
-  // index (the server's) or client.ts (the isomorphic part); role-grants.ts stands apart because
-  // it writes and pauses what ran on a lost grant (docs/decisions/0037-one-access-module.md).
+  // index (the server's) or client.ts (the isomorphic part) (docs/decisions/0037-one-access-module.md).
   { ignores: ["lib/access/**"], rules: { "no-restricted-imports": restrictImports([ACCESS_FACE]) } },
   // The layers of lib/ (docs/decisions/0046-layers-of-lib.md): platform <- modules <- http <- server.
   // A layer imports only the layers below it, so no import cycle runs through two of them.

@@ -4,7 +4,7 @@ import { CLI_ACTOR } from "@/lib/access";
 import { PERSON_ROLES, type PersonRole } from "@/lib/access/client";
 import { createDomain, listDomains, removeDomain, updateDomain } from "@/lib/domains/manage";
 import { descriptionSchema, domainNameSchema, kindPatternsSchema, splitKinds } from "@/lib/domains/schema";
-import { grantRole, revokeRole } from "@/lib/access/role-grants";
+import { grantRole, revokeRole } from "@/lib/users/role-grants";
 import type { WithDatabase } from "./audit-commands";
 import { NO_REASON, pausedLines } from "./people-commands";
 import { printTable } from "./table";

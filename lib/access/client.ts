@@ -8,4 +8,4 @@ export { isPersonRole, PERSON_ROLES, type PersonRole } from "./person-roles";
 export { globalGrant, type Grant } from "./grant";
 export { can, PERMISSIONS, type Permission, ROLES, type Role } from "./roles";
 export { canAnywhere, canIn, domainsWhere } from "./rules";
-export { GLOBAL_ONLY_PERMISSIONS, GLOBAL_ONLY_ROLES, holdsPermission } from "./scope-rules";
+export { GLOBAL_ONLY_PERMISSIONS, GLOBAL_ONLY_ROLES, holdsPermission, refuseScopedGlobalRole } from "./scope-rules";

@@ -3,7 +3,7 @@
 // bulk operations at their freeze and per item, automatic replay, the CLI — and no other module
 // computes roles or grants. Client components import the isomorphic parts directly
 // (./roles, ./person-roles, ./grant, ./rules, ./scope-rules): this face pulls in the server's.
-// Granting and revoking (./role-grants) is imported from there: it writes, and pauses and
+// Granting and revoking a person's roles is lib/users/role-grants.ts: it writes, and pauses and
 // withdraws what ran on a lost grant (lib/operations, lib/approvals), which read this face.
 
 export { type Actor, authenticate, authorize, grantsOf, systemActor } from "./actor";
@@ -12,6 +12,7 @@ export { globalGrant, type Grant } from "./grant";
 export { grantsOfUser } from "./grants";
 export { may, type Target } from "./may";
 export { isPersonRole, PERSON_ROLES, type PersonRole } from "./person-roles";
+export { invalidateDomainPatterns } from "./domain-patterns";
 export { reportDomainRefusal } from "./report-scope";
 export { can, PERMISSIONS, type Permission, ROLES, type Role } from "./roles";
 export { canAnywhere, canIn, domainsWhere } from "./rules";
@@ -28,5 +29,5 @@ export {
   recordScope,
   scopeCondition,
 } from "./scope";
-export { GLOBAL_ONLY_PERMISSIONS, GLOBAL_ONLY_ROLES, holdsPermission } from "./scope-rules";
+export { GLOBAL_ONLY_PERMISSIONS, GLOBAL_ONLY_ROLES, holdsPermission, refuseScopedGlobalRole } from "./scope-rules";
 export { personBehind, type Standing, standingOf } from "./standing";

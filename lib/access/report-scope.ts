@@ -2,7 +2,7 @@ import { readEnvelopeKeys } from "@review-console/contract";
 import { grantsOf, type Actor } from "./actor";
 import { Refusal } from "@/lib/domain/refusal";
 import { canIn, domainsWhere } from "./rules";
-import { domainOfKind } from "@/lib/domains/pattern-cache";
+import { domainOfKind } from "@/lib/access/domain-patterns";
 
 /*
  * Reports of a scoped token (ADR 0029): a token scoped to `payments` reports only kinds of

@@ -1,6 +1,7 @@
 import { can, type Permission, type Role } from "./roles";
 import { canAnywhere, canIn } from "./rules";
 import type { Grant } from "./grant";
+import { unprocessable } from "@/lib/domain/refusal";
 
 /*
  * Which permissions a grant in one domain cannot carry (docs/decisions/0030-domain-enforcement.md).
@@ -24,4 +25,16 @@ export const GLOBAL_ONLY_ROLES: readonly Role[] = ["admin"];
 export function holdsPermission(who: Role | readonly Grant[], permission: Permission): boolean {
   if (typeof who === "string") return can(who, permission);
   return GLOBAL_ONLY_PERMISSIONS.includes(permission) ? canIn(who, permission, null) : canAnywhere(who, permission);
+}
+
+/** A 422 naming `domain` when a role that only exists everywhere (admin) is given in one domain. */
+export function refuseScopedGlobalRole(role: Role, domain: string | null): void {
+  if (domain === null || !GLOBAL_ONLY_ROLES.includes(role)) return;
+  throw unprocessable(
+    "global-role",
+    `domain: ${role} is held in every domain or not at all; give it without a domain`,
+    {
+      issues: [{ path: "domain", message: `${role} cannot be given in one domain` }],
+    },
+  );
 }

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { appendDecision } from "@/lib/audit/append";
 import { db, dbPool } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
-import { refuseScopedGlobalRole } from "@/lib/domains/manage";
+import { refuseScopedGlobalRole } from "@/lib/access/client";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
 import { log } from "@/lib/log";
 import type { Role } from "@/lib/access/client";

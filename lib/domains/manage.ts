@@ -1,11 +1,11 @@
 import { type ChangeActor } from "@/lib/access";
-import { type Role, GLOBAL_ONLY_ROLES } from "@/lib/access/client";
+import { type Role } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
-import { conflict, notFound, unprocessable } from "@/lib/domain/refusal";
+import { conflict, notFound } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { DomainView } from "./domain-view";
-import { invalidateDomainPatterns } from "./pattern-cache";
+import { invalidateDomainPatterns } from "@/lib/access";
 
 // Creating, changing and removing domains (docs/decisions/0029-domains.md). Each change is one
 // transaction with its decision-log entry; a refusal (lib/domain/refusal.ts) writes nothing.
@@ -220,16 +220,4 @@ export async function getDomainView(name: string): Promise<DomainView | null> {
 export async function requireDomain(tx: Tx, name: string): Promise<void> {
   const rows = await tx.$queryRaw<unknown[]>`SELECT 1 FROM domains WHERE name = ${name} FOR SHARE`;
   if (rows.length === 0) throw notFound(`no domain ${name}`);
-}
-
-/** A 422 naming `domain` when a role that only exists everywhere (admin) is given in one domain. */
-export function refuseScopedGlobalRole(role: Role, domain: string | null): void {
-  if (domain === null || !GLOBAL_ONLY_ROLES.includes(role)) return;
-  throw unprocessable(
-    "global-role",
-    `domain: ${role} is held in every domain or not at all; give it without a domain`,
-    {
-      issues: [{ path: "domain", message: `${role} cannot be given in one domain` }],
-    },
-  );
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { PERSON_ROLES } from "@/lib/access/client";
 import { reasonSchema } from "@/lib/reviews/action-rules";
-import { KIND_PATTERN } from "./kinds";
+import { KIND_PATTERN } from "@/lib/domain/kinds";
 
 // The inputs of /api/v1/domains and /api/v1/people/{id}/grants (docs/api-additions.md), shared by
 // the routes, the CLI and the admin page. No server imports: the admin page validates with them.

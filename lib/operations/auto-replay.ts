@@ -1,6 +1,6 @@
 import { type Actor, systemActor, grantsOf, canIn, domainsWhere, domainOfKind, mayRead, actorRef } from "@/lib/access";
 import type { Grant } from "@/lib/access/client";
-import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
+import { type DomainPattern, matchDomain } from "@/lib/domain/kinds";
 import { appendDecision } from "@/lib/audit/append";
 import { defaultKindRegistry } from "@review-console/contract";
 import { db } from "@/lib/db/client";

@@ -11,7 +11,7 @@ import {
 import { pendingRequestsOf } from "@/lib/approvals/pending";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { type DomainPattern, matchDomain } from "@/lib/domains/kinds";
+import { type DomainPattern, matchDomain } from "@/lib/domain/kinds";
 import { actionRefusal, type Authority } from "@/lib/reviews/action-rules";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 import type { OperationAction, Verdict } from "./types";

@@ -4,7 +4,8 @@ import { authAdapterFor } from "@/lib/auth/better-auth";
 import { hashPassword } from "@/lib/auth/passwords";
 import { PERSON_ROLES } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
-import { refuseScopedGlobalRole, requireDomain } from "@/lib/domains/manage";
+import { requireDomain } from "@/lib/domains/manage";
+import { refuseScopedGlobalRole } from "@/lib/access/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 
 export { PERSON_ROLES, type PersonRole } from "@/lib/access/client";

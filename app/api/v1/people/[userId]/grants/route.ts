@@ -5,7 +5,7 @@ import { grantRequestSchema } from "@/lib/domains/schema";
 import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { getUserView } from "@/lib/users/list-users";
-import { grantRole, revokeRole } from "@/lib/access/role-grants";
+import { grantRole, revokeRole } from "@/lib/users/role-grants";
 
 /** GET /api/v1/people/{userId}/grants (admin): the person's grants, global first. */
 export const GET = apiRoute<{ userId: string }>("users.manage", async ({ params }) => {

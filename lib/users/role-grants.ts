@@ -1,10 +1,10 @@
-import type { ChangeActor } from "./actor-ref";
-import { PERSON_ROLES, type PersonRole } from "./person-roles";
+import type { ChangeActor } from "@/lib/access";
+import { PERSON_ROLES, type PersonRole, refuseScopedGlobalRole } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
-import { refuseScopedGlobalRole, requireDomain } from "@/lib/domains/manage";
+import { requireDomain } from "@/lib/domains/manage";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
-import { lockPerson, type PersonRef, recordChange, refuseOwnAccount, type Tx } from "@/lib/users/person-change";
+import { lockPerson, type PersonRef, recordChange, refuseOwnAccount, type Tx } from "./person-change";
 
 // Granting and revoking a person's roles, globally or in one domain (docs/decisions/0029-domains.md).
 // Grants are read on every request (lib/access/grants.ts), so a change works from the person's

@@ -1,5 +1,5 @@
 import { db } from "@/lib/db/client";
-import { type DomainPattern, matchDomain } from "./kinds";
+import { type DomainPattern, matchDomain } from "@/lib/domain/kinds";
 
 /*
  * The domain_kinds table held in memory for the intake hot path (ADR 0029): a scoped token's
