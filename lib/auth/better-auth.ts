@@ -103,7 +103,8 @@ function logAuthError(error: unknown): void {
 
 function createAuth(client: PrismaClient, secureCookies: boolean | undefined) {
   const proxies = trustedProxies();
-  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); its settings are checked at start (lib/server/config-check.ts).
+  // Single sign-on when OIDC_ISSUER is set (./oidc.ts); its settings are checked at start
+  // (lib/server/config-check.ts).
   const sso = oidcSettings();
   const passwordSignIn = config().PASSWORD_SIGN_IN;
   return betterAuth({

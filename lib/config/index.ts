@@ -11,8 +11,9 @@ export { ConfigError, type ConfigProblem } from "./error";
 export { type LogLevel, type Settings, type Variable, type VariableName, VARIABLE_NAMES, VARIABLES } from "./schema";
 
 /**
- * The configuration: every variable parsed. Without DATABASE_URL, which is read per call (databaseUrl()): the CLI sets it in its own process once
- * it has chosen the database, and tests point it at each test file's database.
+ * The configuration: every variable parsed. Without DATABASE_URL, which is read per call
+ * (databaseUrl()): the CLI sets it in its own process once it has chosen the database, and tests
+ * point it at each test file's database.
  */
 export type Config = Readonly<Omit<Settings, "DATABASE_URL">>;
 
