@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { config, ConfigError, configProblems, databaseUrl, loadConfig, VARIABLE_NAMES, VARIABLES } from "./index";
 
-const oidc = {
-  OIDC_ISSUER: "https://idp.example.test/realms/rc",
-  OIDC_CLIENT_ID: "review-console",
-  OIDC_CLIENT_SECRET: "s3cret",
-  OIDC_GROUP_GRANTS: "rc-auditors=auditor",
-  BETTER_AUTH_URL: "https://console.example.test",
-};
-
 /** The lines of the ConfigError that loading `env` throws. */
 function problemsOf(env: Record<string, string | undefined>): string[] {
   return configProblems(env).map((p) => `${p.variable}: ${p.problem}`);
@@ -69,7 +61,7 @@ describe("loadConfig: defaults", () => {
 
   it("reads good values", () => {
     const c = loadConfig({
-      ...oidc,
+      OIDC_ISSUER: "https://idp.example.test/realms/rc",
       PORT: "8080",
       OPERATIONS_TICK_MS: " 50 ",
       WEBHOOKS: "OFF",
