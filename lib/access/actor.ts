@@ -1,6 +1,4 @@
-import { forbidden, Refusal } from "@/lib/domain/refusal";
-import { sessionUser } from "@/lib/auth/better-auth";
-import { findTokenActor } from "@/lib/auth/tokens";
+import { forbidden } from "@/lib/domain/refusal";
 import { globalGrant, type Grant } from "./grant";
 import type { Permission, Role } from "./roles";
 import { holdsPermission } from "./scope-rules";
@@ -26,42 +24,6 @@ export interface Actor {
 }
 
 /**
- * Resolves who is calling. Programs send `Authorization: Bearer <token>`; people in the console
- * send their session cookie, and a cookie request that changes something must come from this
- * site (refuseCrossSite, which apiRoute applies next). Any other Authorization scheme (a proxy's Basic credential) is
- * left alone: the cookie decides.
- */
-export async function authenticate(request: Request): Promise<Actor> {
-  const header = request.headers.get("authorization");
-  if (header && /^\s*Bearer(\s|$)/i.test(header)) {
-    const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match?.[1]) throw unauthenticated("the bearer token is malformed");
-    const token = await findTokenActor(match[1]);
-    if (!token) throw unauthenticated("the token is unknown, revoked or expired");
-    return {
-      kind: "token",
-      id: token.id,
-      label: `token:${token.name}`,
-      role: token.role,
-      grants: [{ role: token.role, domain: token.domain }],
-      person: token.person,
-    };
-  }
-  const user = await sessionUser(request.headers, request.url);
-  if (!user) {
-    throw unauthenticated("sign in, or send Authorization: Bearer <token>");
-  }
-  return {
-    kind: "user",
-    id: user.id,
-    label: `user:${user.email}`,
-    role: user.role,
-    grants: user.grants,
-    person: user.id,
-  };
-}
-
-/**
  * An actor of the system itself: the dispatcher acting for an operation (with its authority's
  * grants as they are now), automatic replay. Without `grants` it holds its role everywhere.
  */
@@ -81,15 +43,11 @@ export function grantsOf(actor: Pick<Actor, "role" | "grants">): Grant[] {
   return actor.grants ?? globalGrant(actor.role);
 }
 
-function unauthenticated(message: string): Refusal {
-  return new Refusal("unauthenticated", "unauthenticated", message);
-}
-
 /**
  * Refuses (`forbidden`) unless one of the actor's grants allows it somewhere (ADR 0030: the coarse
  * check; what a route then reads or changes is checked against the record's domain), or, for a
  * permission only global grants carry (the decision log), everywhere. apiRoute
- * records the refusal like every refused authorization (lib/http/refusal-response.ts).
+ * records the refusal like every refused authorization (lib/audit/refusal-log.ts).
  * `reviewId` links it to the record it was about, so the record's own log shows the refused attempt.
  */
 export function authorize(actor: Pick<Actor, "role" | "grants">, permission: Permission, reviewId?: string): void {

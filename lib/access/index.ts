@@ -6,7 +6,7 @@
 // Granting and revoking a person's roles is lib/users/role-grants.ts: it writes, and pauses and
 // withdraws what ran on a lost grant (lib/operations, lib/approvals), which read this face.
 
-export { type Actor, authenticate, authorize, grantsOf, systemActor } from "./actor";
+export { type Actor, authorize, grantsOf, systemActor } from "./actor";
 export { actorRef, changeActorOf, CLI_ACTOR, type ChangeActor } from "./actor-ref";
 export { globalGrant, type Grant } from "./grant";
 export { grantsOfUser } from "./grants";

@@ -8,7 +8,7 @@ import { loginPath } from "./next-path";
 import { type Grant, holdsPermission, type Permission } from "@/lib/access/client";
 
 // The signed-in person for server components, pages and route handlers. API handlers go
-// through authenticate() in ./actor.ts instead (tokens too, and the cross-site rule).
+// through authenticate() in ./authenticate.ts instead (tokens too, and the cross-site rule).
 
 export interface SessionUser {
   id: string;

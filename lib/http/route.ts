@@ -1,5 +1,6 @@
 import type { z } from "zod";
-import { type Actor, authenticate, authorize } from "@/lib/access";
+import { type Actor, authorize } from "@/lib/access";
+import { authenticate } from "@/lib/auth/authenticate";
 import { refuseCrossSite } from "@/lib/auth/cross-site";
 import type { Permission } from "@/lib/access/client";
 import { log } from "@/lib/log";
