@@ -1,5 +1,5 @@
 import { observeHttpRequest } from "@/lib/http/metrics";
-import { checkDocumentedStatus } from "@/lib/openapi/documented-status";
+import { checkDocumentedStatus } from "@/lib/http/documented-status";
 
 /** What every answer of apiRoute passes through: the duration histogram and the OpenAPI check. */
 export function answered<A extends { status: number }>(route: string, started: number, response: A): A {

@@ -4,7 +4,7 @@ import { authenticate } from "@/lib/auth/authenticate";
 import { refuseCrossSite } from "@/lib/auth/cross-site";
 import type { Permission } from "@/lib/access/client";
 import { log } from "@/lib/log";
-import { UndocumentedAnswer } from "@/lib/openapi/documented-status";
+import { UndocumentedAnswer } from "@/lib/http/documented-status";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";

@@ -2,7 +2,7 @@ import path from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { describe, expect, it } from "vitest";
 import { buildOpenApiDocument, queryObject } from "./document";
-import { checkDocumentedStatus, UndocumentedAnswer } from "./documented-status";
+import { checkDocumentedStatus, UndocumentedAnswer } from "@/lib/http/documented-status";
 import { type ApiOperation, documentedAnswers, openApiPath } from "./operation";
 import { API_OPERATIONS } from "./operations";
 import { apiRouteFiles, exportedMethods } from "./route-files";

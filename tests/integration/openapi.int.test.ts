@@ -23,7 +23,7 @@ import { GET as tokens, POST as issueToken } from "@/app/api/v1/tokens/route";
 import { POST as revokeToken } from "@/app/api/v1/tokens/[tokenId]/revoke/route";
 import { GET as health } from "@/app/api/health/route";
 import { apiRoute } from "@/lib/http/route";
-import { UndocumentedAnswer } from "@/lib/openapi/documented-status";
+import { UndocumentedAnswer } from "@/lib/http/documented-status";
 import { documentedAnswers } from "@/lib/openapi/operation";
 import { API_OPERATIONS } from "@/lib/openapi/operations";
 import { setupTestDatabase } from "../support/database";

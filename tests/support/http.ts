@@ -55,7 +55,7 @@ function pathOf(route: string, params: Record<string, string>): string {
  * Calls a route handler the way Next does: a web Request plus a params promise. Without a
  * `path` (or `method`) the request goes to the handler's own route (and method), as in Next:
  * apiRoute names the route it answered for, and checks the answer against the OpenAPI document
- * (lib/openapi/documented-status.ts).
+ * (lib/http/documented-status.ts).
  */
 export async function call(
   handler: Handler,

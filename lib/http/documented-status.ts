@@ -1,6 +1,6 @@
-import { APP_ROUTES } from "@/lib/http/app-routes";
-import { documentedAnswers } from "./operation";
-import { API_OPERATIONS } from "./operations";
+import { APP_ROUTES } from "./app-routes";
+import { documentedAnswers } from "@/lib/openapi/operation";
+import { API_OPERATIONS } from "@/lib/openapi/operations";
 
 // Outside production, every answer of apiRoute (lib/http/answered.ts) must be one the OpenAPI
 // document gives its operation: a status nobody documented, or a route of app/ with no operation,
