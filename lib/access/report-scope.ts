@@ -11,7 +11,7 @@ import { domainOfKind } from "@/lib/access/domain-patterns";
  * empty, not a string) — an invalid-contract message cannot be attributed to a domain, and
  * refusing it would strand it at the consumer; its record is then in no domain, seen by global
  * roles only. On the intake hot path: a global reporter returns before anything is read, a
- * scoped one reads the in-memory pattern cache (lib/domains/pattern-cache.ts), never a query per
+ * scoped one reads the in-memory pattern cache (lib/access/domain-patterns.ts), never a query per
  * report.
  */
 
