@@ -1,20 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findBoundaryViolations } from "./client-boundary";
+import { fileTrees } from "../../tests/support/file-tree";
 
-const root = mkdtempSync(path.join(tmpdir(), "rc-boundary-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function tree(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(root, "tree-"));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
+const tree = fileTrees("rc-boundary-");
 
 describe("the client boundary", () => {
   it("names the chain from a client component to a module that loads the database driver", () => {

@@ -1,20 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { findDocLinkProblems, formatDocLinkProblem } from "./doc-links";
+import { fileTrees } from "../../tests/support/file-tree";
 
-const scratch = mkdtempSync(path.join(tmpdir(), "rc-doc-links-"));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-function tree(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(scratch, "tree-"));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
+const tree = fileTrees("rc-doc-links-");
 
 describe("documentation links", () => {
   it("every relative link in README.md, docs/**/*.md, examples/**/*.md and packages/*/README.md resolves, and none leaves the repository", () => {

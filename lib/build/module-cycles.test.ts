@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { fileTrees } from "../../tests/support/file-tree";
 
 // The import cycles between the modules of lib/ (docs/decisions/0046-layers-of-lib.md). A module
 // is a top-level folder of lib/ (a file directly in lib/ is a module of its own); an import is any
@@ -81,18 +81,8 @@ function moduleCycles(graph: Map<string, Set<string>>): string[][] {
   return cycles.sort((a, b) => a.join().localeCompare(b.join()));
 }
 
-const root = mkdtempSync(path.join(tmpdir(), "rc-cycles-"));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
-
 /** A lib/ folder of these files. */
-function lib(files: Record<string, string>): string {
-  const dir = mkdtempSync(path.join(root, "lib-"));
-  for (const [name, text] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
-    writeFileSync(path.join(dir, name), text);
-  }
-  return dir;
-}
+const lib = fileTrees("rc-cycles-");
 
 describe("the module cycles of lib/", () => {
   it("finds a cycle through type-only, relative and dynamic imports, and none in a chain", () => {
