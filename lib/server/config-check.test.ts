@@ -18,6 +18,8 @@ describe("startProblems: every variable, then the sign-in rules that join severa
   it("finds nothing in a good configuration, with or without single sign-on", () => {
     expect(problemsOf({})).toEqual([]);
     expect(problemsOf({ ...oidc, PASSWORD_SIGN_IN: "off", OIDC_SCOPES: "" })).toEqual([]);
+    // A blank value is unset for the sign-in rules too (compose passes ${NAME:-} as "").
+    expect(problemsOf({ OIDC_ISSUER: " ", OIDC_CLIENT_ID: "", PASSWORD_SIGN_IN: "" })).toEqual([]);
   });
 
   it("applies the single sign-on rules, naming each variable", () => {

@@ -12,8 +12,8 @@ type Env = Record<string, string | undefined>;
 export function startProblems(env: Env = process.env): readonly ConfigProblem[] {
   const problems = [...configProblems(env)];
   const bad = new Set(problems.map((p) => p.variable));
-  const blankAsUnset = Object.fromEntries(Object.entries(env).filter(([, value]) => value?.trim()));
-  for (const p of signInProblems(blankAsUnset)) {
+  // The sign-in rules trim every value they read, so a blank one counts as unset there too.
+  for (const p of signInProblems(env)) {
     if (!bad.has(p.variable)) problems.push(p);
     bad.add(p.variable);
   }
