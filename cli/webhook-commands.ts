@@ -1,6 +1,7 @@
 import { type Command, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
-import { createWebhookSchema, removeWebhookSchema, WEBHOOK_FORMATS } from "@/lib/notifications/endpoint-schema";
+import { webhookDefinitionSchema, webhookReasonSchema } from "@/lib/notifications/endpoint-schema";
+import { WEBHOOK_FORMATS } from "@/lib/notifications/events";
 import { addWebhook, listWebhooks, removeWebhook } from "@/lib/notifications/endpoints";
 import type { WithDatabase } from "./audit-commands";
 import { printTable } from "./table";
@@ -41,7 +42,7 @@ export function registerWebhookCommands(
         oldestAbove?: string;
         reason: string;
       }) => {
-        const parsed = createWebhookSchema.safeParse({
+        const parsed = webhookDefinitionSchema.safeParse({
           url: options.url,
           domain: options.domain ?? null,
           ...(options.events !== undefined ? { events: options.events.split(",").map((e) => e.trim()) } : {}),
@@ -93,7 +94,7 @@ export function registerWebhookCommands(
     .argument("<id>", "the endpoint's id (from `webhook list`)")
     .requiredOption("--reason <text>", "why, for the decision log")
     .action(async (id: string, options: { reason: string }) => {
-      const parsed = removeWebhookSchema.safeParse({ reason: options.reason });
+      const parsed = webhookReasonSchema.safeParse({ reason: options.reason });
       if (!parsed.success) throw fail(`reason: ${parsed.error.issues[0]!.message}`);
       await withDatabase(async () => {
         const removed = await removeWebhook(id, parsed.data.reason, CLI_ACTOR);

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { AdminNav } from "@/components/admin/admin-nav";
 import { AppShell } from "@/components/app-shell";
 import { requireUser } from "@/lib/auth/session";
 
@@ -9,6 +10,7 @@ export default async function AdminLayout({ children }: { children: ReactNode })
   const user = await requireUser("users.manage", "/admin");
   return (
     <AppShell user={user} current="admin">
+      <AdminNav />
       {children}
     </AppShell>
   );

@@ -43,4 +43,6 @@ export const adminKeys = {
   people: () => [...adminKeys.all, "people"] as const,
   tokens: () => [...adminKeys.all, "tokens"] as const,
   domains: () => [...adminKeys.all, "domains"] as const,
+  webhooks: () => [...adminKeys.all, "webhooks"] as const,
+  deliveries: (webhookId: string) => [...adminKeys.webhooks(), webhookId, "deliveries"] as const,
 };

@@ -56,7 +56,8 @@ export interface ClaimedDelivery {
  * Takes up to `limit` due deliveries, at most one per endpoint and none of `busyEndpoints` (those
  * this notifier is already sending to): a slow endpoint holds one slot, never all of them. The
  * claim pushes next_attempt_at past the attempt's timeout; the UPDATE re-checks state and time on
- * the locked row, so of two notifiers racing for one delivery only one gets it.
+ * the locked row, so of two notifiers racing for one delivery only one gets it. A disabled
+ * endpoint's deliveries wait.
  */
 export async function claimDeliveries(
   limit: number,
@@ -69,6 +70,7 @@ export async function claimDeliveries(
     WITH due AS (
       SELECT DISTINCT ON (endpoint_id) id FROM webhook_deliveries
        WHERE state = 'pending' AND next_attempt_at <= now() AND endpoint_id <> ALL(${busyEndpoints}::uuid[])
+         AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE disabled_at IS NULL)
        ORDER BY endpoint_id, next_attempt_at
     ), claimed AS (
       UPDATE webhook_deliveries d

@@ -1,12 +1,9 @@
 import { z } from "zod";
 import { reasonSchema } from "@/lib/reviews/action-rules";
 import { destinationRefusal } from "./destination";
-import { EVENT_TYPES } from "./events";
+import { EVENT_TYPES, WEBHOOK_FORMATS } from "./events";
 
 // The inputs of /api/v1/webhooks (docs/api-additions.md), shared by the routes and the CLI.
-
-export const WEBHOOK_FORMATS = ["standard", "slack"] as const;
-export type WebhookFormat = (typeof WEBHOOK_FORMATS)[number];
 
 /**
  * An absolute http(s) URL without user name or password (lists show it), at most 2,000 characters,
@@ -46,7 +43,8 @@ export const webhookUrlSchema = z
 
 export const domainNameSchema = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, "must be a domain name (a-z, 0-9, -)");
 
-export const createWebhookSchema = z
+/** An endpoint as an admin defines it: adding one (POST) and changing one (PUT: all of it again). */
+export const webhookDefinitionSchema = z
   .object({
     url: webhookUrlSchema,
     /** null or absent: every domain's events. */
@@ -66,10 +64,11 @@ export const createWebhookSchema = z
     reason: reasonSchema,
   })
   .strict()
-  .meta({ id: "CreateWebhookRequest" });
-export type CreateWebhookRequest = z.input<typeof createWebhookSchema>;
+  .meta({ id: "WebhookDefinition" });
+export type WebhookDefinition = z.input<typeof webhookDefinitionSchema>;
 
-export const removeWebhookSchema = z.object({ reason: reasonSchema }).strict().meta({ id: "RemoveWebhookRequest" });
+/** Removing, disabling or enabling an endpoint, or sending a delivery again: why, for the log. */
+export const webhookReasonSchema = z.object({ reason: reasonSchema }).strict().meta({ id: "WebhookChangeReason" });
 
 export const deliveriesQuerySchema = z
   .object({

@@ -1,10 +1,12 @@
 import { type ChangeActor } from "@/lib/access";
 import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
+import type { Prisma } from "@/lib/generated/prisma/client";
 import { isUuid } from "@/lib/domain/ids";
 import { invalidField, notFound } from "@/lib/domain/refusal";
 import { resolvedDestinationRefusal } from "./destination";
-import { type CreateWebhookRequest, createWebhookSchema } from "./endpoint-schema";
+import { type WebhookDefinition, webhookDefinitionSchema } from "./endpoint-schema";
+import type { WebhookView } from "./response-schemas";
 import { newEndpointSecret, sealSecret } from "./secret-box";
 
 // Webhook endpoints, managed by admins (API, CLI, console): each change is a decision-log entry in
@@ -19,36 +21,31 @@ export function redactedUrl(url: string): string {
   return `${protocol}//${host}/…`;
 }
 
-export interface WebhookView {
-  id: string;
-  url: string;
-  domain: string | null;
-  events: string[];
-  format: string;
-  openAbove: number | null;
-  oldestOpenAboveSeconds: number | null;
-  createdBy: string;
-  createdAt: string;
-  deliveries: { pending: number; delivered: number; failed: number };
-}
-
-interface WebhookRow extends Omit<WebhookView, "createdAt" | "deliveries"> {
+interface WebhookRow extends Omit<WebhookView, "createdAt" | "disabledAt" | "deliveries" | "events" | "format"> {
+  events: WebhookView["events"];
+  format: WebhookView["format"];
   createdAt: Date;
+  disabledAt: Date | null;
   pending: number;
   delivered: number;
   failed: number;
 }
 
 function view(row: WebhookRow): WebhookView {
-  const { pending, delivered, failed, createdAt, ...rest } = row;
-  return { ...rest, createdAt: createdAt.toISOString(), deliveries: { pending, delivered, failed } };
+  const { pending, delivered, failed, createdAt, disabledAt, ...rest } = row;
+  return {
+    ...rest,
+    createdAt: createdAt.toISOString(),
+    disabledAt: disabledAt?.toISOString() ?? null,
+    deliveries: { pending, delivered, failed },
+  };
 }
 
 async function readWebhooks(id?: string): Promise<WebhookView[]> {
   const rows = await db().$queryRaw<WebhookRow[]>`
     SELECT e.id::text AS id, e.url, e.domain, e.events, e.format, e.open_above AS "openAbove",
            e.oldest_open_above_seconds AS "oldestOpenAboveSeconds", e.created_by AS "createdBy",
-           e.created_at AS "createdAt",
+           e.created_at AS "createdAt", e.disabled_at AS "disabledAt",
            count(d.id) FILTER (WHERE d.state = 'pending')::int AS pending,
            count(d.id) FILTER (WHERE d.state = 'delivered')::int AS delivered,
            count(d.id) FILTER (WHERE d.state = 'failed')::int AS failed
@@ -67,53 +64,123 @@ export async function getWebhook(id: string): Promise<WebhookView | null> {
   return (await readWebhooks(id.toLowerCase()))[0] ?? null;
 }
 
-/** Adds an endpoint; `secret` is its signing secret, returned this once. */
-export async function addWebhook(
-  input: CreateWebhookRequest,
-  actor: ChangeActor,
-): Promise<{ webhook: WebhookView; secret: string }> {
-  const request = createWebhookSchema.parse(input);
-  // The schema refused an internal address written in the URL; a name is resolved here, every
-  // address it has checked (each delivery checks again: a name can change its answer).
+/** The endpoint, or the 404 every route answers for an unknown (or malformed) id. */
+export async function existingWebhook(id: string): Promise<WebhookView> {
+  const webhook = await getWebhook(id);
+  if (!webhook) throw notFound(`no webhook ${id}`);
+  return webhook;
+}
+
+type Definition = ReturnType<typeof webhookDefinitionSchema.parse>;
+
+/**
+ * A definition as it is stored, once its URL's name resolves to public addresses only (the
+ * schema refused an internal address written in the URL; each delivery checks again: a name can
+ * change its answer) and its domain exists. What the log says of it: never the URL's path.
+ */
+async function checkedDefinition(tx: Prisma.TransactionClient, input: WebhookDefinition) {
+  const request = webhookDefinitionSchema.parse(input);
   const refusal = await resolvedDestinationRefusal(request.url);
   if (refusal !== null) throw invalidField("url", `must be a public address: ${refusal}`, "internal-destination");
+  if (request.domain !== null) {
+    const known = await tx.$queryRaw<unknown[]>`SELECT 1 FROM domains WHERE name = ${request.domain}`;
+    if (known.length === 0) throw invalidField("domain", `no domain ${request.domain}`, "unknown-domain");
+  }
+  const definition: Definition = { ...request, events: [...new Set(request.events)] };
+  const { domain, events, format, openAbove, oldestOpenAboveSeconds } = definition;
+  return {
+    definition,
+    logged: { url: redactedUrl(definition.url), domain, events, format, openAbove, oldestOpenAboveSeconds },
+  };
+}
+
+/** Adds an endpoint; `secret` is its signing secret, returned this once. */
+export async function addWebhook(
+  input: WebhookDefinition,
+  actor: ChangeActor,
+): Promise<{ webhook: WebhookView; secret: string }> {
   const secret = newEndpointSecret();
   const id = await db().$transaction(async (tx) => {
-    if (request.domain !== null) {
-      const known = await tx.$queryRaw<unknown[]>`SELECT 1 FROM domains WHERE name = ${request.domain}`;
-      if (known.length === 0) throw invalidField("domain", `no domain ${request.domain}`, "unknown-domain");
-    }
-    const events = [...new Set(request.events)];
+    const { definition: d, logged } = await checkedDefinition(tx, input);
     const [row] = await tx.$queryRaw<{ id: string }[]>`
       INSERT INTO webhook_endpoints (url, domain, events, format, secret_sealed, open_above,
                                      oldest_open_above_seconds, created_by)
-      VALUES (${request.url}, ${request.domain}, ${JSON.stringify(events)}::jsonb, ${request.format},
-              ${sealSecret(secret)}, ${request.openAbove}, ${request.oldestOpenAboveSeconds}, ${actor.label})
+      VALUES (${d.url}, ${d.domain}, ${JSON.stringify(d.events)}::jsonb, ${d.format}, ${sealSecret(secret)},
+              ${d.openAbove}, ${d.oldestOpenAboveSeconds}, ${actor.label})
       RETURNING id::text AS id`;
     await appendDecision(tx, {
       actor: actor.label,
       actorRole: actor.role,
       action: "webhook.added",
-      reason: request.reason,
-      details: {
-        webhookId: row!.id,
-        url: redactedUrl(request.url),
-        domain: request.domain,
-        events,
-        format: request.format,
-        openAbove: request.openAbove,
-        oldestOpenAboveSeconds: request.oldestOpenAboveSeconds,
-      },
+      reason: d.reason,
+      details: { webhookId: row!.id, ...logged },
     });
     return row!.id;
   });
   return { webhook: (await getWebhook(id))!, secret };
 }
 
+/**
+ * Replaces an endpoint's definition (PUT: every field again; one left out takes its default).
+ * Its secret, deliveries and disabled state stay. A threshold that changes is re-armed.
+ */
+export async function changeWebhook(id: string, input: WebhookDefinition, actor: ChangeActor): Promise<WebhookView> {
+  const existing = await existingWebhook(id);
+  await db().$transaction(async (tx) => {
+    const { definition: d, logged } = await checkedDefinition(tx, input);
+    const changed = await tx.$executeRaw`
+      UPDATE webhook_endpoints
+         SET url = ${d.url}, domain = ${d.domain}, events = ${JSON.stringify(d.events)}::jsonb, format = ${d.format},
+             open_above = ${d.openAbove}, oldest_open_above_seconds = ${d.oldestOpenAboveSeconds}
+       WHERE id = ${existing.id}::uuid`;
+    if (changed === 0) throw notFound(`no webhook ${id}`);
+    if (d.openAbove !== existing.openAbove || d.oldestOpenAboveSeconds !== existing.oldestOpenAboveSeconds) {
+      await tx.$executeRaw`DELETE FROM webhook_threshold_states WHERE endpoint_id = ${existing.id}::uuid`;
+    }
+    await appendDecision(tx, {
+      actor: actor.label,
+      actorRole: actor.role,
+      action: "webhook.changed",
+      reason: d.reason,
+      details: { webhookId: existing.id, was: { url: redactedUrl(existing.url), domain: existing.domain }, ...logged },
+    });
+  });
+  return (await getWebhook(existing.id))!;
+}
+
+/**
+ * Disables an endpoint (nothing new is queued for it; its pending deliveries wait) or enables it
+ * again (each is sent when its next attempt is due, most of them at once: their time passed while
+ * they waited). Asking for the state it is in changes nothing and logs nothing.
+ */
+export async function setWebhookEnabled(
+  id: string,
+  enabled: boolean,
+  reason: string,
+  actor: ChangeActor,
+): Promise<WebhookView> {
+  const existing = await existingWebhook(id);
+  await db().$transaction(async (tx) => {
+    const changed = enabled
+      ? await tx.$executeRaw`
+          UPDATE webhook_endpoints SET disabled_at = NULL WHERE id = ${existing.id}::uuid AND disabled_at IS NOT NULL`
+      : await tx.$executeRaw`
+          UPDATE webhook_endpoints SET disabled_at = now() WHERE id = ${existing.id}::uuid AND disabled_at IS NULL`;
+    if (changed === 0) return;
+    await appendDecision(tx, {
+      actor: actor.label,
+      actorRole: actor.role,
+      action: enabled ? "webhook.enabled" : "webhook.disabled",
+      reason,
+      details: { webhookId: existing.id, url: redactedUrl(existing.url), domain: existing.domain },
+    });
+  });
+  return (await getWebhook(existing.id))!;
+}
+
 /** Removes an endpoint and its deliveries (their history goes with it; the log keeps the change). */
 export async function removeWebhook(id: string, reason: string, actor: ChangeActor): Promise<WebhookView> {
-  const existing = await getWebhook(id);
-  if (!existing) throw notFound(`no webhook ${id}`);
+  const existing = await existingWebhook(id);
   await db().$transaction(async (tx) => {
     const gone = await tx.$executeRaw`DELETE FROM webhook_endpoints WHERE id = ${existing.id}::uuid`;
     if (gone === 0) throw notFound(`no webhook ${id}`);
@@ -126,59 +193,4 @@ export async function removeWebhook(id: string, reason: string, actor: ChangeAct
     });
   });
   return existing;
-}
-
-export interface AttemptView {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  status: number | null;
-  error: string | null;
-}
-
-export interface DeliveryView {
-  /** The `webhook-id` header: the same on every attempt. */
-  id: string;
-  eventType: string;
-  eventKey: string;
-  state: string;
-  attempts: number;
-  nextAttemptAt: string | null;
-  lastStatus: number | null;
-  deliveredAt: string | null;
-  createdAt: string;
-  attemptLog: AttemptView[];
-}
-
-/** An endpoint's deliveries, newest first, each with its attempts. */
-export async function listDeliveries(
-  endpointId: string,
-  query: { state?: string; limit: number },
-): Promise<DeliveryView[]> {
-  const rows = await db().$queryRaw<
-    (Omit<DeliveryView, "nextAttemptAt" | "deliveredAt" | "createdAt" | "attemptLog"> & {
-      nextAttemptAt: Date;
-      deliveredAt: Date | null;
-      createdAt: Date;
-      attemptLog: (Omit<AttemptView, "startedAt"> & { startedAt: string })[] | null;
-    })[]
-  >`
-    SELECT d.id, d.event_type AS "eventType", d.event_key AS "eventKey", d.state, d.attempts,
-           d.next_attempt_at AS "nextAttemptAt", d.last_status AS "lastStatus",
-           d.delivered_at AS "deliveredAt", d.created_at AS "createdAt",
-           (SELECT jsonb_agg(jsonb_build_object(
-                     'attempt', a.attempt, 'startedAt', a.started_at, 'durationMs', a.duration_ms,
-                     'status', a.status, 'error', a.error)
-                     ORDER BY a.attempt)
-              FROM webhook_attempts a WHERE a.delivery_id = d.id) AS "attemptLog"
-      FROM webhook_deliveries d
-     WHERE d.endpoint_id = ${endpointId}::uuid AND (${query.state ?? null}::text IS NULL OR d.state = ${query.state ?? null})
-     ORDER BY d.created_at DESC, d.id LIMIT ${query.limit}`;
-  return rows.map((row) => ({
-    ...row,
-    nextAttemptAt: row.state === "pending" ? row.nextAttemptAt.toISOString() : null,
-    deliveredAt: row.deliveredAt?.toISOString() ?? null,
-    createdAt: row.createdAt.toISOString(),
-    attemptLog: (row.attemptLog ?? []).map((a) => ({ ...a, startedAt: new Date(a.startedAt).toISOString() })),
-  }));
 }

@@ -13,6 +13,16 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
+/** How a delivery is written: `standard` (Standard Webhooks, signed) or `slack` ({text, blocks}). */
+export const WEBHOOK_FORMATS = ["standard", "slack"] as const;
+
+/**
+ * Sent only when an admin asks for it (POST /api/v1/webhooks/{id}/test), to that endpoint: no
+ * endpoint subscribes to it, so it is not one of EVENT_TYPES.
+ */
+export const TEST_EVENT_TYPE = "webhook.test";
+export const DELIVERY_EVENT_TYPES = [...EVENT_TYPES, TEST_EVENT_TYPE] as const;
+
 export interface NotificationEvent {
   /** Stable: the same event always has the same key, so no endpoint gets it under two ids. */
   key: string;

@@ -9,8 +9,10 @@ export interface EndpointTarget {
   events: string[];
 }
 
+/** The endpoints events are queued for: a disabled one gets none (docs/decisions/0048). */
 export function readEndpointTargets(tx: Tx): Promise<EndpointTarget[]> {
-  return tx.$queryRaw<EndpointTarget[]>`SELECT id::text AS id, domain, events FROM webhook_endpoints`;
+  return tx.$queryRaw<EndpointTarget[]>`
+    SELECT id::text AS id, domain, events FROM webhook_endpoints WHERE disabled_at IS NULL`;
 }
 
 /**

@@ -26,6 +26,8 @@ function summary(type: string, data: Record<string, unknown>): string {
       return `Operation ${escape(data.operationId)} ${escape(data.outcome)}`;
     case "approval.requested":
       return `Approval requested by ${escape(data.requestedBy)}${where}: ${escape((data.decision as { action?: unknown } | null)?.action)}`;
+    case "webhook.test":
+      return `Test event sent by ${escape(data.sentBy)}: this endpoint receives the console's notifications`;
     default:
       return escape(type);
   }

@@ -89,7 +89,8 @@ export async function checkThresholds(): Promise<ThresholdStep> {
       const endpoints = await tx.$queryRaw<EndpointThresholds[]>`
         SELECT id::text AS id, domain, events, open_above AS "openAbove",
                oldest_open_above_seconds AS "oldestOpenAboveSeconds"
-          FROM webhook_endpoints WHERE open_above IS NOT NULL OR oldest_open_above_seconds IS NOT NULL`;
+          FROM webhook_endpoints
+         WHERE disabled_at IS NULL AND (open_above IS NOT NULL OR oldest_open_above_seconds IS NOT NULL)`;
       if (endpoints.length === 0) return { ran: true, fired: 0 };
       const { byDomain, all, now } = await readLevels();
       const states = await tx.$queryRaw<StateRow[]>`

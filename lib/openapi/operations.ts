@@ -27,7 +27,11 @@ import { batchSchema, reportSchema, reviewCountQuerySchema, reviewListQuerySchem
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
 import { inviteSchema, preferencesSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
-import { createWebhookSchema, deliveriesQuerySchema, removeWebhookSchema } from "@/lib/notifications/endpoint-schema";
+import {
+  webhookDefinitionSchema,
+  deliveriesQuerySchema,
+  webhookReasonSchema,
+} from "@/lib/notifications/endpoint-schema";
 import * as webhookBody from "@/lib/notifications/response-schemas";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
 import { type Answer, type ApiOperation, errorAnswer, json } from "./operation";
@@ -778,7 +782,7 @@ const WEBHOOKS: ApiOperation[] = [
       "The decision log keeps the URL's scheme and host only.",
     tag: "Notifications",
     access: { kind: "permission", permission: "users.manage" },
-    body: createWebhookSchema,
+    body: webhookDefinitionSchema,
     answers: {
       ...ok("The endpoint and its secret.", webhookBody.webhookCreatedSchema, 201),
     },
@@ -792,10 +796,85 @@ const WEBHOOKS: ApiOperation[] = [
     tag: "Notifications",
     access: { kind: "permission", permission: "users.manage" },
     params: webhookId,
-    body: removeWebhookSchema,
+    body: webhookReasonSchema,
     answers: {
       ...ok("The endpoint as it was.", webhookBody.webhookOneSchema),
       404: error("No endpoint with this id."),
+    },
+  },
+  {
+    method: "PUT",
+    route: "/api/v1/webhooks/[webhookId]",
+    operationId: "changeWebhook",
+    summary: "Change a webhook endpoint",
+    description:
+      "The whole definition again, as when adding one: a field left out takes its default. Its secret, deliveries " +
+      "and disabled state stay; a changed threshold is re-armed. The same checks of `url` and `domain` apply.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    body: webhookDefinitionSchema,
+    answers: {
+      ...ok("The endpoint as it now is.", webhookBody.webhookOneSchema),
+      404: error("No endpoint with this id."),
+    },
+  },
+  ...(["disable", "enable"] as const).map((which): ApiOperation => ({
+    method: "POST",
+    route: `/api/v1/webhooks/[webhookId]/${which}`,
+    operationId: `${which}Webhook`,
+    summary: which === "disable" ? "Disable a webhook endpoint" : "Enable a webhook endpoint again",
+    description:
+      (which === "disable"
+        ? "Nothing new is queued for it and nothing is sent; its pending deliveries wait, its history stays. "
+        : "Its waiting deliveries are sent, each when due, and new events are queued for it again. ") +
+      "Asking for the state it is in changes nothing. `reason` is required.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    body: webhookReasonSchema,
+    answers: {
+      ...ok("The endpoint as it now is.", webhookBody.webhookOneSchema),
+      404: error("No endpoint with this id."),
+    },
+  })),
+  {
+    method: "POST",
+    route: "/api/v1/webhooks/[webhookId]/test",
+    operationId: "testWebhook",
+    summary: "Send a test event",
+    description:
+      "Queues a `webhook.test` event for this endpoint only, due now; its delivery shows whether the endpoint " +
+      "accepts signed deliveries. No body.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId,
+    answers: {
+      ...ok("The queued delivery.", webhookBody.deliveryOneSchema, 202),
+      404: error("No endpoint with this id."),
+      409: error("The endpoint is disabled (`webhook-disabled`)."),
+    },
+  },
+  {
+    method: "POST",
+    route: "/api/v1/webhooks/[webhookId]/deliveries/[deliveryId]/redeliver",
+    operationId: "redeliverWebhookDelivery",
+    summary: "Send a delivery again",
+    description:
+      "A failed delivery gets one more attempt now; a pending one skips the rest of its backoff. The `webhook-id` " +
+      "stays the same, so a receiver that has it already recognises it. `reason` is required.",
+    tag: "Notifications",
+    access: { kind: "permission", permission: "users.manage" },
+    params: webhookId.extend({
+      deliveryId: z.string().meta({ description: "The delivery's id (its `webhook-id`, `msg_…`)." }),
+    }),
+    body: webhookReasonSchema,
+    answers: {
+      ...ok("The delivery, due now.", webhookBody.deliveryOneSchema),
+      404: error("No endpoint with this id, or no such delivery of it."),
+      409: error(
+        "Delivered already (`already-delivered`), being sent at this moment (`delivery-in-flight`), or the endpoint is disabled (`webhook-disabled`).",
+      ),
     },
   },
   {

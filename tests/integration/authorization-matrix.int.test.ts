@@ -278,6 +278,23 @@ const PROBES: Record<string, Probe> = {
     allowed: 404,
     request: async () => ({ params: { webhookId: UNKNOWN } }),
   },
+  "PUT /api/v1/webhooks/[webhookId]": {
+    allowed: 400,
+    request: async () => ({ params: { webhookId: UNKNOWN }, body: {} }),
+  },
+  "POST /api/v1/webhooks/[webhookId]/disable": {
+    allowed: 404,
+    request: async () => ({ params: { webhookId: UNKNOWN }, body: { reason: "test" } }),
+  },
+  "POST /api/v1/webhooks/[webhookId]/enable": {
+    allowed: 404,
+    request: async () => ({ params: { webhookId: UNKNOWN }, body: { reason: "test" } }),
+  },
+  "POST /api/v1/webhooks/[webhookId]/test": { allowed: 404, request: async () => ({ params: { webhookId: UNKNOWN } }) },
+  "POST /api/v1/webhooks/[webhookId]/deliveries/[deliveryId]/redeliver": {
+    allowed: 404,
+    request: async () => ({ params: { webhookId: UNKNOWN, deliveryId: "msg_none" }, body: { reason: "test" } }),
+  },
   "GET /api/v1/approval-policies": { allowed: 200, request: nothing },
   "PUT /api/v1/approval-policies": { allowed: 400, request: async () => ({ body: {} }) },
   "POST /api/v1/approval-policies/remove": { allowed: 400, request: async () => ({ body: {} }) },

@@ -1,6 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { createWebhookSchema } from "@/lib/notifications/endpoint-schema";
+import { webhookDefinitionSchema } from "@/lib/notifications/endpoint-schema";
 import { addWebhook, listWebhooks } from "@/lib/notifications/endpoints";
 
 /** GET /api/v1/webhooks (admin): every webhook endpoint with its deliveries' counts; never a secret. */
@@ -11,7 +11,7 @@ export const GET = apiRoute("users.manage", async () => Response.json({ webhooks
  * reason?} (admin): adds an endpoint. The answer's `secret` signs its deliveries, shown this once.
  */
 export const POST = apiRoute("users.manage", async ({ request, actor }) => {
-  const { data } = await parseJsonBody(request, createWebhookSchema);
+  const { data } = await parseJsonBody(request, webhookDefinitionSchema);
   const { webhook, secret } = await addWebhook(data, changeActorOf(actor));
   return Response.json({ secret, webhook }, { status: 201 });
 });

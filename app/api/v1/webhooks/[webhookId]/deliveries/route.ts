@@ -1,12 +1,11 @@
-import { notFound } from "@/lib/domain/refusal";
 import { apiRoute, parseQuery } from "@/lib/http/route";
+import { listDeliveries } from "@/lib/notifications/deliveries";
 import { deliveriesQuerySchema } from "@/lib/notifications/endpoint-schema";
-import { getWebhook, listDeliveries } from "@/lib/notifications/endpoints";
+import { existingWebhook } from "@/lib/notifications/endpoints";
 
 /** GET /api/v1/webhooks/{webhookId}/deliveries?state&limit (admin): newest first, each with its attempts. */
 export const GET = apiRoute<{ webhookId: string }>("users.manage", async ({ request, params }) => {
   const query = parseQuery(request, deliveriesQuerySchema);
-  const webhook = await getWebhook(params.webhookId);
-  if (!webhook) throw notFound(`no webhook ${params.webhookId}`);
+  const webhook = await existingWebhook(params.webhookId);
   return Response.json({ deliveries: await listDeliveries(webhook.id, query) });
 });

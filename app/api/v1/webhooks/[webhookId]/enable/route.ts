@@ -1,0 +1,11 @@
+import { changeActorOf } from "@/lib/access";
+import { apiRoute, parseJsonBody } from "@/lib/http/route";
+import { webhookReasonSchema } from "@/lib/notifications/endpoint-schema";
+import { setWebhookEnabled } from "@/lib/notifications/endpoints";
+
+/** POST /api/v1/webhooks/{webhookId}/enable {reason} (admin): its waiting deliveries are sent, new events queued again. */
+export const POST = apiRoute<{ webhookId: string }>("users.manage", async ({ request, actor, params }) => {
+  const { data } = await parseJsonBody(request, webhookReasonSchema);
+  const webhook = await setWebhookEnabled(params.webhookId, true, data.reason, changeActorOf(actor));
+  return Response.json({ webhook });
+});
