@@ -99,6 +99,8 @@ export async function startServer(
       // browser's sign-ins send none: Next sets 127.0.0.1, a trusted proxy, so they share
       // one budget, as login.spec.ts expects.)
       TRUSTED_PROXIES: "127.0.0.1",
+      // The webhook receivers specs start listen on this machine, which the default refuses.
+      WEBHOOK_ALLOWED_NETWORKS: "127.0.0.0/8",
       NEXT_TELEMETRY_DISABLED: "1",
       LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       ...extraEnv,
