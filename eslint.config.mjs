@@ -43,6 +43,7 @@ const LAYERS = [
       "seed",
       "tokens",
       "users",
+      "views",
     ],
   },
   { name: "http", folders: ["http", "openapi"] },

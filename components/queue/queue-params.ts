@@ -1,13 +1,12 @@
+import { ALL_STATUSES, DEFAULT_STATUS, GROUPED_VIEW } from "@/lib/reviews/queue-url";
 import { CATEGORIES, LIST_SORTS, type ListSort, STATUSES } from "./model";
 
 // The queue's URL is its state: this module turns a query string into the filters sent to the
 // API (and used as query keys), the same way on the server (prefetch) and in the browser, so
 // the server's prefetched page lands in the cache under the very key the browser asks for.
 
-/** Without a `status` parameter the queue shows open records. */
-export const DEFAULT_STATUS = "open";
-/** `status=all`: no status filter. */
-export const ALL_STATUSES = "all";
+/** Without a `status` parameter the queue shows open records; `status=all`: no status filter. */
+export { ALL_STATUSES, DEFAULT_STATUS };
 
 /** The text filters, in the order the form shows them. */
 export const TEXT_FILTERS = ["reason", "kind", "sequenceKey", "effectKey", "errorClass"] as const;
@@ -85,7 +84,7 @@ export function readQueueState(get: Getter): QueueState {
     category,
     qText,
     qTooShort: qText.length === 1,
-    grouped: get("view") === "groups",
+    grouped: get(GROUPED_VIEW.key) === GROUPED_VIEW.value,
     ...(sort ? { sort } : {}),
     mine,
   };

@@ -22,6 +22,8 @@ export const PERMISSIONS = {
   "metrics.read": ["owner", "support", "auditor", "admin", "consumer"],
   /** A person's own settings (the zone times are shown in); a token has none. */
   "preferences.own": ["owner", "support", "auditor", "admin"],
+  /** A person's saved views of the queue, and the team's shared ones (ADR 0047); a token has none. */
+  "views.own": ["owner", "support", "auditor", "admin"],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof PERMISSIONS;

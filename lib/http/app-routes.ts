@@ -57,6 +57,8 @@ export const APP_ROUTES = [
   "/api/v1/reviews/stats",
   "/api/v1/tokens",
   "/api/v1/tokens/[tokenId]/revoke",
+  "/api/v1/views",
+  "/api/v1/views/[viewId]",
   "/api/v1/webhooks",
   "/api/v1/webhooks/[webhookId]",
   "/api/v1/webhooks/[webhookId]/deliveries",

@@ -33,6 +33,8 @@ import {
   webhookReasonSchema,
 } from "@/lib/notifications/endpoint-schema";
 import * as webhookBody from "@/lib/notifications/response-schemas";
+import { createViewSchema, updateViewSchema } from "@/lib/views/schema";
+import * as viewBody from "@/lib/views/response-schemas";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
 import { type Answer, type ApiOperation, errorAnswer, json } from "./operation";
 import * as body from "./responses";
@@ -895,6 +897,77 @@ const WEBHOOKS: ApiOperation[] = [
   },
 ];
 
+// Saved views of the queue (docs/decisions/0047-saved-views.md): a person's own and the team's.
+const viewId = z.object({ viewId: z.string().meta({ description: "The saved view's id (a UUID)." }) });
+const viewAccess = {
+  kind: "permission",
+  permission: "views.own",
+  also: "A person only (`403 person-required` for a token).",
+} as const;
+const viewErrors: Record<number, Answer> = {
+  404: error("No saved view with this id that the caller can see (another person's private view is one)."),
+};
+/** A shared view of another person can be seen, not changed: the 403 says so. */
+const ownerOnly = " Only its owner may: another person's shared view is a `403 not-owner`.";
+const VIEWS: ApiOperation[] = [
+  {
+    method: "GET",
+    route: "/api/v1/views",
+    operationId: "listSavedViews",
+    summary: "Your saved views and the team's",
+    description:
+      "The caller's own views by name, then the views other people shared (with the owner's name and email).",
+    tag: "Saved views",
+    access: viewAccess,
+    answers: ok("The views.", viewBody.savedViewListSchema),
+  },
+  {
+    method: "POST",
+    route: "/api/v1/views",
+    operationId: "saveView",
+    summary: "Save the queue's filters and sort under a name",
+    description:
+      "`query` is checked by the rules of GET /api/v1/reviews and kept in one canonical form; a parameter the " +
+      "queue does not take, or a value it refuses, is a 400 naming `query` and nothing is saved.",
+    tag: "Saved views",
+    access: viewAccess,
+    body: createViewSchema,
+    answers: {
+      ...ok("The view.", viewBody.savedViewOneSchema, 201),
+      409: error(
+        "The caller has a view of this name (`name-taken`) or 50 views already (`view-limit`); both name `name`.",
+      ),
+    },
+  },
+  {
+    method: "PUT",
+    route: "/api/v1/views/[viewId]",
+    operationId: "changeSavedView",
+    summary: "Rename, re-filter, share or unshare your view",
+    description: "Only the fields given change; `query` is checked as when saving." + ownerOnly,
+    tag: "Saved views",
+    access: viewAccess,
+    params: viewId,
+    body: updateViewSchema,
+    answers: {
+      ...ok("The view as it now is.", viewBody.savedViewOneSchema),
+      ...viewErrors,
+      409: error("The caller has another view of this name (`name-taken`, naming `name`)."),
+    },
+  },
+  {
+    method: "DELETE",
+    route: "/api/v1/views/[viewId]",
+    operationId: "deleteSavedView",
+    summary: "Delete your view",
+    description: "For everyone it was shared with too. No body." + ownerOnly,
+    tag: "Saved views",
+    access: viewAccess,
+    params: viewId,
+    answers: { ...ok("The view as it was.", viewBody.savedViewOneSchema), ...viewErrors },
+  },
+];
+
 const approvalId = z.object({ approvalId: z.string().meta({ description: "The approval request's id (a UUID)." }) });
 
 const approvalAnswer = (name: "approve" | "reject", operationIdText: string, summary: string, description: string) =>
@@ -1059,6 +1132,7 @@ export const API_OPERATIONS: readonly ApiOperation[] = [
   ...OPERATIONS,
   ...PEOPLE_AND_TOKENS,
   ...ME,
+  ...VIEWS,
   ...DOMAINS,
   ...WEBHOOKS,
   ...APPROVALS,
@@ -1077,6 +1151,7 @@ export const TAGS = [
   { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
   { name: "Domains", description: "Domains of message kinds and the roles granted in them (admin, ADR 0029)." },
   { name: "Notifications", description: "Outgoing webhooks and their deliveries (admin)." },
+  { name: "Saved views", description: "Filters and sorts of the queue kept under a name, one's own or shared." },
   { name: "Approvals", description: "Decisions that wait for a second person, and the policies that say which." },
   { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
   { name: "Service", description: "Health, metrics and this document." },

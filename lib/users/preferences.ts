@@ -7,9 +7,12 @@ import { type Preferences } from "./people-schema";
 // A person's own settings, kept with their account: so far the zone they read and type times in
 // (docs/decisions/0043-one-time-zone-rule.md). A token is no person and has none.
 
-/** The person whose preferences these are; a token is refused before anything is read. */
-export function personOf(actor: Actor): string {
-  if (actor.kind !== "user") throw forbidden("person-required", "preferences belong to a person; a token has none");
+/**
+ * The person whose preferences (or other belongings, such as saved views) these are; a token is
+ * refused before anything is read.
+ */
+export function personOf(actor: Actor, belongings = "preferences"): string {
+  if (actor.kind !== "user") throw forbidden("person-required", `${belongings} belong to a person; a token has none`);
   return actor.id;
 }
 

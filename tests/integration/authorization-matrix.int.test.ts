@@ -316,6 +316,19 @@ const PROBES: Record<string, Probe> = {
   // A person's own settings: a token has none.
   "GET /api/v1/me/preferences": { allowed: 200, asToken: 403, request: nothing },
   "PUT /api/v1/me/preferences": { allowed: 400, asToken: 403, request: async () => ({ body: {} }) },
+  // Saved views are a person's too; an unknown view is a 404 before its owner is asked about.
+  "GET /api/v1/views": { allowed: 200, asToken: 403, request: nothing },
+  "POST /api/v1/views": { allowed: 400, asToken: 403, request: async () => ({ body: {} }) },
+  "PUT /api/v1/views/[viewId]": {
+    allowed: 404,
+    asToken: 403,
+    request: async () => ({ params: { viewId: UNKNOWN }, body: { shared: true } }),
+  },
+  "DELETE /api/v1/views/[viewId]": {
+    allowed: 404,
+    asToken: 403,
+    request: async () => ({ params: { viewId: UNKNOWN } }),
+  },
   "GET /api/health": { allowed: 200, request: nothing },
   "GET /api/metrics": { allowed: 200, request: nothing },
   "GET /api/openapi.json": { allowed: 200, request: nothing },
