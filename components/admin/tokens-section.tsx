@@ -16,6 +16,7 @@ import { ROLES } from "@/lib/access/client";
 import { EXPIRY_DAYS } from "@/lib/tokens/token-schema";
 import type { TokenView } from "@/lib/tokens/token-view";
 import styles from "./admin.module.css";
+import { DomainField } from "./domain-field";
 import { OneTimeSecret } from "./one-time-secret";
 import { domainsOptions, tokensOptions } from "./queries";
 import { useIssueToken, useRevokeToken } from "./use-admin-mutations";
@@ -206,25 +207,13 @@ function CreateTokenForm({
               ))}
             </Select>
           </Field>
-          <Field
-            label="Domain"
-            htmlFor={`${id}-domain`}
+          <DomainField
+            id={`${id}-domain`}
             hint="A scoped token reports and claims only that domain's kinds."
-          >
-            <Select
-              id={`${id}-domain`}
-              aria-describedby={`${id}-domain-hint`}
-              value={domain}
-              onChange={(event) => setDomain(event.target.value)}
-            >
-              <option value="">every domain</option>
-              {domains.map((d) => (
-                <option key={d} value={d}>
-                  {d}
-                </option>
-              ))}
-            </Select>
-          </Field>
+            domains={domains}
+            value={domain}
+            onChange={setDomain}
+          />
           <Field label="Expires" htmlFor={`${id}-expiry`}>
             <Select id={`${id}-expiry`} value={expiry} onChange={(event) => setExpiry(event.target.value)}>
               {EXPIRY_DAYS.map((days) => (

@@ -1,6 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
+import { DomainField } from "@/components/admin/domain-field";
 import { Choice, Field, Fieldset, Input, Select } from "@/components/ui/field";
 import { ReasonForm } from "@/components/ui/reason-form";
 import type { WebhookDefinition } from "@/lib/notifications/endpoint-schema";
@@ -51,21 +52,13 @@ export function WebhookForm({
               onChange={(event) => setUrl(event.target.value)}
             />
           </Field>
-          <Field label="Domain" htmlFor={`${id}-domain`} hint="Events of this domain only, or of every domain.">
-            <Select
-              id={`${id}-domain`}
-              aria-describedby={`${id}-domain-hint`}
-              value={domain}
-              onChange={(event) => setDomain(event.target.value)}
-            >
-              <option value="">every domain</option>
-              {domains.map((d) => (
-                <option key={d} value={d}>
-                  {d}
-                </option>
-              ))}
-            </Select>
-          </Field>
+          <DomainField
+            id={`${id}-domain`}
+            hint="Events of this domain only, or of every domain."
+            domains={domains}
+            value={domain}
+            onChange={setDomain}
+          />
           <Fieldset legend="Events">
             {EVENT_TYPES.map((type) => (
               <Choice
