@@ -1,10 +1,11 @@
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { Fragment, type ReactNode } from "react";
 import { ApprovalsBadge } from "@/components/approvals/approvals-badge";
 import { ViewerRoleProvider } from "@/components/operations/viewer-role";
 import { SignOutButton } from "@/components/sign-out-button";
 import { TimeZoneChoice } from "@/components/time-zone-choice";
 import { TimeZoneProvider } from "@/components/ui/time-zone";
+import { SavedViewsNav } from "@/components/views/saved-views-nav";
 import { UTC } from "@/lib/time-zone";
 import { buttonClassName } from "@/components/ui/button";
 import { type Role, type Grant, holdsPermission } from "@/lib/access/client";
@@ -14,6 +15,8 @@ export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "ad
 
 /** Who is signed in, as the shell shows it (a subset of the session's user). */
 export interface ShellUser {
+  /** The person's id: their saved views are read with it (absent: no views in the navigation). */
+  id?: string;
   email: string;
   role: Role;
   /** What they may do where (ADR 0029, 0030): shown after the headline role when any is scoped; without, the role counts everywhere. */
@@ -66,11 +69,19 @@ export function AppShell({
         <nav className="rc-shell-nav" aria-label="Main">
           <ul>
             {links.map((item) => (
-              <li key={item.section}>
-                <Link href={item.href} aria-current={item.section === current ? "page" : undefined}>
-                  {item.label}
-                </Link>
-              </li>
+              <Fragment key={item.section}>
+                <li>
+                  <Link href={item.href} aria-current={item.section === current ? "page" : undefined}>
+                    {item.label}
+                  </Link>
+                </li>
+                {/* The person's saved views of the queue and the team's (ADR 0047), under the Queue entry. */}
+                {item.section === "reviews" && user?.id && holdsPermission(user.grants ?? user.role, "views.own") ? (
+                  <li>
+                    <SavedViewsNav personId={user.id} />
+                  </li>
+                ) : null}
+              </Fragment>
             ))}
           </ul>
         </nav>

@@ -14,6 +14,7 @@ import { formatAge } from "@/components/ui/time";
 import { useTimes } from "@/components/ui/time-zone";
 import { useNow } from "@/components/ui/use-now";
 import { useUrlParams } from "@/components/ui/use-url-params";
+import { SaveViewActions } from "@/components/views/save-view-actions";
 import { BulkBar } from "./bulk-bar";
 import { CauseGroupsTable } from "./cause-groups";
 import { type CauseGroup, ERROR_CLASS_NONE, type QueueItem } from "./model";
@@ -240,6 +241,8 @@ export function ReviewQueue({ initialNow }: { initialNow: number }) {
         setParams={setParams}
         canBeAssigned={role ? holdsPermission(role, "reviews.assign") : false}
       />
+      {/* The filters and sort above, kept under a name (ADR 0047); the navigation's Views lists them. */}
+      {role && holdsPermission(role, "views.own") ? <SaveViewActions /> : null}
 
       <section
         className={styles.results}

@@ -46,3 +46,9 @@ export const adminKeys = {
   webhooks: () => [...adminKeys.all, "webhooks"] as const,
   deliveries: (webhookId: string) => [...adminKeys.webhooks(), webhookId, "deliveries"] as const,
 };
+
+/** Saved views of the queue (the navigation's list and the queue's dialog share it). */
+export const viewKeys = {
+  all: ["views"] as const,
+  list: () => [...viewKeys.all, "list"] as const,
+};

@@ -44,7 +44,8 @@ export function savedQueryOf(raw: string): SavedQueryResult {
   const parsed = viewQuerySchema.safeParse(filters);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = issue.path.map(String).join(".");
+    // The parameter, not the place in its parsed list (`status`, not `status.0`).
+    const field = issue.path.length > 0 ? String(issue.path[0]) : "";
     return { ok: false, problem: field ? `${field}: ${issue.message}` : issue.message };
   }
 
