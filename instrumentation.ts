@@ -12,7 +12,7 @@ export async function register(): Promise<void> {
   checkConfigOrExit();
   const { config } = await import("./lib/config");
   if (config().OPERATIONS_DISPATCHER) {
-    const { startConsoleDispatcher } = await import("./lib/operations/console-dispatcher");
+    const { startConsoleDispatcher } = await import("./lib/actions/console-dispatcher");
     startConsoleDispatcher();
   }
   if (config().WEBHOOKS) {

@@ -3,7 +3,7 @@ import pg from "pg";
 import { type Actor } from "@/lib/access";
 import { confirmOperation, dryRunOperation, pauseOperation, resumeOperation } from "@/lib/operations/control";
 import { createOperation } from "@/lib/operations/create";
-import { runDispatcher } from "@/lib/operations/dispatcher";
+import { runDispatcher } from "@/lib/actions/dispatcher";
 import type { Selection } from "@/lib/operations/types";
 import { sleep } from "@review-console/consumer";
 import { ms, summarize, table, withBenchDatabase } from "./support";

@@ -130,7 +130,7 @@ operations
   .option("--tick-ms <ms>", "longest sleep between rounds", positiveInt, 200)
   .action(async (options: { tickMs: number }) => {
     await withDatabase(async () => {
-      const { runDispatcher } = await import("@/lib/operations/dispatcher");
+      const { runDispatcher } = await import("@/lib/actions/dispatcher");
       const stop = new AbortController();
       process.once("SIGINT", () => stop.abort());
       process.once("SIGTERM", () => stop.abort());

@@ -2,7 +2,7 @@ import { conflict, type Refusal } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { effectivePolicy } from "./policies";
 import { isApprovableAction } from "./schema";
-import type { Tx } from "./store";
+import type { Tx } from "@/lib/db/client";
 
 // What four eyes mean for every path that reaches a record, not only the action that asked
 // (docs/decisions/0037-one-access-module.md):

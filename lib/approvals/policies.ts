@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { invalidField, notFound } from "@/lib/domain/refusal";
 import type { ApprovalDecision, PolicyRemoveRequest, PolicySetRequest } from "./schema";
 import { DEFAULT_EXPIRY_SECONDS } from "./schema";
-import type { Tx } from "./store";
+import type { Tx } from "@/lib/db/client";
 
 /** Who changes a policy: a person or token (its label and role), or the CLI (`system:cli`, no role). */
 export interface ChangeBy {

@@ -2,10 +2,9 @@ import { type Actor, domainOfColumn, may } from "@/lib/access";
 import type { Permission } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import type { Prisma } from "@/lib/generated/prisma/client";
+import type { Tx } from "@/lib/db/client";
 import type { ApprovalDecision, ApprovalStatus } from "./schema";
 import type { ApprovalView } from "./view";
-
-export type Tx = Prisma.TransactionClient;
 
 /** Who runs the expiry: the system, not a person. */
 export const APPROVALS_SYSTEM = "system:approvals";

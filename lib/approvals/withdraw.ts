@@ -1,7 +1,8 @@
 import type { Permission } from "@/lib/access/client";
 import { appendDecision } from "@/lib/audit/append";
 import { type Standing, may } from "@/lib/access";
-import { APPROVALS_SYSTEM, approvalLogDetails, type ApprovalRow, domainsOf, type Tx } from "./store";
+import { APPROVALS_SYSTEM, approvalLogDetails, type ApprovalRow, domainsOf } from "./store";
+import type { Tx } from "@/lib/db/client";
 
 // A request runs on its requester's authority as it is when it is approved, not as it was when
 // they asked: a requester disabled, revoked, expired or no longer holding the permission in every

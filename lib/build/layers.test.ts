@@ -1,7 +1,7 @@
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
-// The layers of lib/ (docs/decisions/0046-layers-of-lib.md) are a lint rule in eslint.config.mjs:
+// The layers of lib/ (docs/decisions/0046-layers-of-lib.md) and the order of its modules (0049) are a lint rule in eslint.config.mjs:
 // these lines, linted as if they were in the named file, show that it holds.
 const eslint = new ESLint();
 
@@ -21,6 +21,22 @@ describe("the layers of lib/", () => {
     expect(
       await refusals("lib/access/probe.ts", 'export { startConsoleServer } from "@/lib/server/console-server";\n'),
     ).toEqual([expect.stringContaining("The modules layer")]);
+  });
+
+  it("refuses an import of a module after this one in MODULES, which is what a cycle between modules needs", async () => {
+    // reviews <- approvals <- operations <- actions: the cycle ADR 0049 untangled, put back.
+    expect(
+      await refusals("lib/reviews/probe.ts", 'export { performAction } from "@/lib/actions/perform-action";\n'),
+    ).toEqual([expect.stringContaining("lib/reviews may import only the modules before it")]);
+    expect(
+      await refusals("lib/approvals/probe.ts", 'export type { OperationView } from "../operations/view";\n'),
+    ).toEqual([expect.stringContaining("lib/approvals may import only the modules before it")]);
+    expect(
+      await refusals(
+        "lib/actions/probe.ts",
+        'export { reviewFilterSql } from "@/lib/reviews/filter-sql";\nexport { createOperationInTx } from "@/lib/operations/create";\n',
+      ),
+    ).toEqual([]);
   });
 
   it("refuses a deep import past a module's face, and allows what goes down or through the face", async () => {

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { verifyPrimary } from "@review-console/consumer";
-import { PrismaClient } from "@/lib/generated/prisma/client";
+import { type Prisma, PrismaClient } from "@/lib/generated/prisma/client";
 import { config, databaseUrl } from "@/lib/config";
 import { log } from "@/lib/log";
 
@@ -19,6 +19,9 @@ const globalForDb = globalThis as unknown as {
 function commitHooks(): AsyncLocalStorage<(() => void)[]> {
   return (globalForDb.reviewConsoleCommitHooks ??= new AsyncLocalStorage());
 }
+
+/** The client inside a `$transaction(async (tx) => ...)`: what a write that joins a caller's transaction takes. */
+export type Tx = Prisma.TransactionClient;
 
 export function db(): PrismaClient {
   if (!globalForDb.reviewConsoleDb) {

@@ -1,6 +1,6 @@
 import { Refusal } from "@/lib/domain/refusal";
 import type { Grant } from "@/lib/access";
-import { getReview, type ReviewDetail } from "@/lib/reviews/detail";
+import { getReview, type ReviewDetail } from "@/lib/actions/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";
 import { stringifyWithRaw } from "@review-console/contract";
 

@@ -22,7 +22,7 @@ import { overviewQuerySchema } from "@/lib/overview/overview";
 import { claimSchema, renewSchema, outcomeSchema } from "@/lib/replays/schema";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
 import { groupsQuerySchema } from "@/lib/reviews/groups";
-import { recordVerdictSchema, verdictRequestSchema } from "@/lib/reviews/verdict";
+import { recordVerdictSchema, verdictRequestSchema } from "@/lib/actions/verdict";
 import { batchSchema, reportSchema, reviewCountQuerySchema, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
 import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";

@@ -5,7 +5,7 @@ import type { AuditEntry } from "@/lib/audit/schema";
 import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations/types";
 import type { Overview } from "@/lib/overview/overview";
 import type { OutcomeResult } from "@/lib/replays/outcome";
-import type { ReviewDetail } from "@/lib/reviews/detail";
+import type { ReviewDetail } from "@/lib/actions/detail";
 import type { GroupEstimate, ReviewGroup } from "@/lib/reviews/groups";
 import type { ReviewQueueItem } from "@/lib/reviews/list";
 import type { ReviewStats } from "@/lib/reviews/stats";

@@ -50,7 +50,7 @@ export interface OperationAuthority {
 /**
  * Whether the operation's authority may still dispatch it, in every domain of its selection, and
  * its grants, which the dispatcher acts with (each record is checked against its own domain too).
- * The dispatcher asks before every step (lib/operations/dispatcher.ts): that also catches a token
+ * The dispatcher asks before every step (lib/actions/dispatcher.ts): that also catches a token
  * that merely expired.
  */
 export async function operationAuthority(

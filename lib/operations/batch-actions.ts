@@ -2,10 +2,10 @@ import { type Actor, grantsOf } from "@/lib/access";
 import { pendingRefusal, pendingRequestsOf } from "@/lib/approvals/pending";
 import { countDecisions } from "@/lib/metrics/decisions";
 import { actionRefusal } from "@/lib/reviews/action-rules";
-import type { Tx } from "@/lib/reviews/actions/perform-action";
+import type { Tx } from "@/lib/db/client";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 
-// The single-record `replay` and `note` actions (lib/reviews/actions/perform-action.ts) for a
+// The single-record `replay` and `note` actions (lib/actions/perform-action.ts) for a
 // batch of a bulk operation's records, in a few set-based statements instead of eight round trips
 // per record: the dispatcher's rate is bounded by this path (docs/decisions/0008). The rules are
 // the same table (actionRefusal) and the version check the same; every row written has the shape

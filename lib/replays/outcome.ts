@@ -4,7 +4,7 @@ import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { ReplayState } from "@/lib/generated/prisma/enums";
-import { dbStatus } from "@/lib/reviews/detail";
+import { dbStatus } from "@/lib/actions/detail";
 import type { ReviewStatus } from "@/lib/reviews/schema";
 import { recordOperationOutcome } from "@/lib/operations/items-state";
 import { claimHolder } from "./claim";

@@ -4,12 +4,11 @@ import { appendDecision } from "@/lib/audit/append";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, unprocessable } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
+import type { Tx } from "@/lib/db/client";
 
 // What every change to a person shares: finding and locking them, refusing a change to one's own
 // account, ending their sessions and unused password links, and the change's decision-log entry.
 // A refusal is thrown (lib/domain/refusal.ts): inside the change's transaction, nothing is written.
-
-export type Tx = Prisma.TransactionClient;
 
 /** A person by id (the API) or by email (the CLI). */
 export type PersonRef = { id: string } | { email: string };

@@ -4,7 +4,8 @@ import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { requireDomain } from "@/lib/domains/manage";
 import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
-import { lockPerson, type PersonRef, recordChange, refuseOwnAccount, type Tx } from "./person-change";
+import { lockPerson, type PersonRef, recordChange, refuseOwnAccount } from "./person-change";
+import type { Tx } from "@/lib/db/client";
 
 // Granting and revoking a person's roles, globally or in one domain (docs/decisions/0029-domains.md).
 // Grants are read on every request (lib/access/grants.ts), so a change works from the person's

@@ -13,7 +13,7 @@ import { GET as detailRoute } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import type { Role } from "@/lib/access/client";
 import { createApiToken } from "@/lib/auth/tokens";
-import { dispatchStep } from "@/lib/operations/dispatcher";
+import { dispatchStep } from "@/lib/actions/dispatcher";
 import { signedIn } from "../support/auth";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

@@ -8,7 +8,7 @@ import { GET as statsRoute } from "@/app/api/v1/reviews/stats/route";
 import { createApiToken } from "@/lib/auth/tokens";
 import type { Role } from "@/lib/access/client";
 import { createOperation } from "@/lib/operations/create";
-import { dispatchStep } from "@/lib/operations/dispatcher";
+import { dispatchStep } from "@/lib/actions/dispatcher";
 import { pauseWhatLostAuthority } from "@/lib/operations/authority";
 import { db } from "@/lib/db/client";
 import { createPerson } from "../support/auth";

@@ -6,7 +6,7 @@ import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
 import { verifyDecisionLog } from "@/lib/audit/verify";
-import { autoReplayReady } from "@/lib/operations/auto-replay";
+import { autoReplayReady } from "@/lib/actions/auto-replay";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -16,7 +16,7 @@ import { appendDecision } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { abortOperation, confirmOperation, dryRunOperation } from "@/lib/operations/control";
 import { createOperation } from "@/lib/operations/create";
-import { dispatchStep } from "@/lib/operations/dispatcher";
+import { dispatchStep } from "@/lib/actions/dispatcher";
 import { getOperation } from "@/lib/operations/view";
 import { intakeReports } from "@/lib/reviews/intake";
 import type { ReportInput } from "@/lib/reviews/schema";

@@ -9,7 +9,7 @@ import { GET as groupsRoute } from "@/app/api/v1/reviews/groups/route";
 import { type Actor } from "@/lib/access";
 import { verifyDecisionLog } from "@/lib/audit/verify";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
-import { performAction } from "@/lib/reviews/actions/perform-action";
+import { performAction } from "@/lib/actions/perform-action";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";
 import { dispatchUntil, envelope, newTag, operationsApi, reportGaps } from "../support/operations";

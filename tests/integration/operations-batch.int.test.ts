@@ -9,7 +9,7 @@ import { type Actor } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { appendBatchEntries, noteBatch, replayBatch } from "@/lib/operations/batch-actions";
 import { createOperation } from "@/lib/operations/create";
-import { performAction } from "@/lib/reviews/actions/perform-action";
+import { performAction } from "@/lib/actions/perform-action";
 import { setupTestDatabase, withClient } from "../support/database";
 import { envelope, newTag, reportGaps } from "../support/operations";
 

@@ -8,10 +8,10 @@
 import { describe, expect, it } from "vitest";
 import { type Actor } from "@/lib/access";
 import { verifyDecisionLog } from "@/lib/audit/verify";
-import { dispatchDue, dispatchStep } from "@/lib/operations/dispatcher";
+import { dispatchDue, dispatchStep } from "@/lib/actions/dispatcher";
 import { claimDueReplays } from "@/lib/replays/claim";
 import { reportReplayOutcome } from "@/lib/replays/outcome";
-import { performAction } from "@/lib/reviews/actions/perform-action";
+import { performAction } from "@/lib/actions/perform-action";
 import { setupConsumerTest } from "../support/consumer";
 import { withClient } from "../support/database";
 import {

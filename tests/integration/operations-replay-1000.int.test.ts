@@ -13,7 +13,7 @@ import { verifyDecisionLog } from "@/lib/audit/verify";
 import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { eventually, startWorker, uniqueName } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
-import { runDispatcher } from "@/lib/operations/dispatcher";
+import { runDispatcher } from "@/lib/actions/dispatcher";
 import { setupConsumerTest } from "../support/consumer";
 import { envelope, newTag, operationsApi, reportGaps } from "../support/operations";
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { ReplayWorker, type ConsumerRuntime, type Outcome } from "@review-console/consumer";
 import type { Actor } from "@/lib/access";
 import { claimDueReplays, renewClaims } from "@/lib/replays/claim";
-import { performAction } from "@/lib/reviews/actions/perform-action";
+import { performAction } from "@/lib/actions/perform-action";
 import { intakeReports } from "@/lib/reviews/intake";
 import { reportSchema } from "@/lib/reviews/schema";
 import { consumerActor, inProcessDesk } from "@/testing/worker/in-process";

@@ -16,7 +16,7 @@ import { createInProcessConsumer } from "@/testing/worker/in-process";
 import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { eventually } from "@/testing/worker/harness";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import { dispatchDue } from "@/lib/operations/dispatcher";
+import { dispatchDue } from "@/lib/actions/dispatcher";
 import type { OperationItemView, OperationView } from "@/lib/operations/types";
 import { intakeReports } from "@/lib/reviews/intake";
 import { call, tokenFor } from "./http";

@@ -9,7 +9,7 @@ import { reviewKeys } from "@/lib/client/query-keys";
 import { isUuid } from "@/lib/domain/ids";
 import type { Grant } from "@/lib/access/client";
 import { mayRead } from "@/lib/access";
-import { getReview } from "@/lib/reviews/detail";
+import { getReview } from "@/lib/actions/detail";
 import { withParsedMessage } from "@/lib/reviews/message-text";
 
 interface Props {

@@ -4,7 +4,7 @@ import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "rea
 import { ButtonRow, buttonClassName } from "@/components/ui/button";
 import type { Authority } from "@/lib/reviews/action-rules";
 import { ACTION_RULES, allowedActions, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/action-rules";
-import type { VerdictRequest } from "@/lib/reviews/verdict";
+import type { VerdictRequest } from "@/lib/actions/verdict";
 import { latestEnvelope, missingRange } from "../format";
 import { jsonChanges } from "../json-diff";
 import styles from "../record.module.css";

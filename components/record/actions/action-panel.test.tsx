@@ -3,7 +3,7 @@ import { fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import ui from "@/components/ui/ui.module.css";
 import type { ApprovalView } from "@/lib/approvals/view";
-import type { RecordVerdict } from "@/lib/reviews/verdict";
+import type { RecordVerdict } from "@/lib/actions/verdict";
 import { testRecord } from "../test-record";
 import type { ReviewDetail } from "../types";
 import { ActionPanel } from "./action-panel";

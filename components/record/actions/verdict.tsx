@@ -5,7 +5,7 @@ import { VerdictBadge } from "@/components/operations/operation-badges";
 import { apiPost } from "@/lib/client/api";
 import { reviewKeys } from "@/lib/client/query-keys";
 import type { Verdict } from "@/lib/operations/types";
-import type { RecordVerdict, VerdictRequest } from "@/lib/reviews/verdict";
+import type { RecordVerdict, VerdictRequest } from "@/lib/actions/verdict";
 import styles from "../record.module.css";
 import { detailPath, type ReviewDetail } from "../types";
 

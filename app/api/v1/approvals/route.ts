@@ -1,4 +1,4 @@
-import { listApprovals } from "@/lib/approvals/decide";
+import { listApprovals } from "@/lib/actions/approval-decisions";
 import { approvalListQuerySchema } from "@/lib/approvals/schema";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 

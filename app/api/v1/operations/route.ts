@@ -1,7 +1,7 @@
 import { grantsOf } from "@/lib/access";
 import { operationResponse } from "@/lib/http/operation-routes";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
-import { operationApprovalGate } from "@/lib/approvals/gates";
+import { operationApprovalGate } from "@/lib/actions/approval-gates";
 import { createOrHoldOperation } from "@/lib/operations/create";
 import { createOperationSchema, operationListQuerySchema } from "@/lib/operations/schema";
 import { listOperations } from "@/lib/operations/view";

@@ -4,7 +4,7 @@ import { notFound } from "@/lib/domain/refusal";
 import { detailResponse } from "@/lib/http/review-responses";
 import { apiRoute } from "@/lib/http/route";
 import { archivedRecordRefusal } from "@/lib/retention/finished-lookup";
-import { getReview } from "@/lib/reviews/detail";
+import { getReview } from "@/lib/actions/detail";
 
 export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params, actor }) => {
   const grants = grantsOf(actor);

@@ -1,4 +1,4 @@
-import { approveRequest } from "@/lib/approvals/decide";
+import { approveRequest } from "@/lib/actions/approval-decisions";
 import { approvalAnswerSchema } from "@/lib/approvals/schema";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 

@@ -1,4 +1,4 @@
-import { rejectRequest } from "@/lib/approvals/decide";
+import { rejectRequest } from "@/lib/actions/approval-decisions";
 import { approvalAnswerSchema } from "@/lib/approvals/schema";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 

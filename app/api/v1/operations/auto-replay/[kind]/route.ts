@@ -1,6 +1,6 @@
 import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { setAutoReplay } from "@/lib/operations/auto-replay";
+import { setAutoReplay } from "@/lib/actions/auto-replay";
 import { autoReplaySwitchSchema } from "@/lib/operations/schema";
 
 const noNul = (s: string) => !s.includes("\u0000");

@@ -1,12 +1,12 @@
 import { grantsOf } from "@/lib/access";
-import { recordApprovalGate } from "@/lib/approvals/gates";
+import { recordApprovalGate } from "@/lib/actions/approval-gates";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, Refusal } from "@/lib/domain/refusal";
 import { detailResponse, withFreshRecord } from "@/lib/http/review-responses";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { actionRequestSchema } from "@/lib/reviews/action-rules";
-import { performAction } from "@/lib/reviews/actions/perform-action";
-import { getReview } from "@/lib/reviews/detail";
+import { performAction } from "@/lib/actions/perform-action";
+import { getReview } from "@/lib/actions/detail";
 
 /**
  * POST /api/v1/reviews/{id}/actions: one action, answered with the record as it now is; or, when

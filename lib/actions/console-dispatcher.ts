@@ -1,6 +1,6 @@
 import { config } from "@/lib/config";
 import { log } from "@/lib/log";
-import { sweepExpiredApprovals } from "@/lib/approvals/decide";
+import { sweepExpiredApprovals } from "@/lib/actions/approval-decisions";
 import { runDispatcher } from "./dispatcher";
 
 /** How often requests past their expiry are marked `expired` (lists and answers also do it lazily). */

@@ -4,7 +4,7 @@ import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/domain/refusal";
 import { type ItemVerdict, type JudgedRecord, judgeRecordReplay } from "@/lib/operations/dry-run";
 import { VERDICTS } from "@/lib/operations/types";
-import { correctedEnvelope } from "./actions/corrected-envelope";
+import { correctedEnvelope } from "@/lib/reviews/corrected-envelope";
 
 /** The body of POST /api/v1/reviews/{id}/verdict: the replay a person is about to confirm. */
 export const verdictRequestSchema = z

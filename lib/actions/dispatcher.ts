@@ -5,9 +5,10 @@ import { Refusal } from "@/lib/domain/refusal";
 import type { Role } from "@/lib/generated/prisma/enums";
 import { log } from "@/lib/log";
 import { FailureBackoff } from "@/lib/failure-backoff";
-import { performActionInTx, type Tx } from "@/lib/reviews/actions/perform-action";
+import { performActionInTx } from "./perform-action";
+import type { Tx } from "@/lib/db/client";
 import { sleep } from "@review-console/consumer";
-import { operationAuthority, pauseForLostAuthority } from "./authority";
+import { operationAuthority, pauseForLostAuthority } from "@/lib/operations/authority";
 import { autoReplayReady } from "./auto-replay";
 import {
   appendBatchEntries,
@@ -16,9 +17,9 @@ import {
   type BatchResult,
   noteBatch,
   replayBatch,
-} from "./batch-actions";
-import { completeIfDone, OPERATIONS_ACTOR } from "./items-state";
-import type { OperationAction } from "./types";
+} from "@/lib/operations/batch-actions";
+import { completeIfDone, OPERATIONS_ACTOR } from "@/lib/operations/items-state";
+import type { OperationAction } from "@/lib/operations/types";
 
 interface DueOperation {
   id: string;

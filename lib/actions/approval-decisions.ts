@@ -6,7 +6,7 @@ import { isUuid } from "@/lib/domain/ids";
 import { createOperationInTx } from "@/lib/operations/create";
 import type { CreateOperationRequest } from "@/lib/operations/schema";
 import type { ActionRequest } from "@/lib/reviews/action-rules";
-import { performActionInTx } from "@/lib/reviews/actions/perform-action";
+import { performActionInTx } from "@/lib/actions/perform-action";
 import {
   approvalLogDetails,
   type ApprovalRow,
@@ -16,11 +16,11 @@ import {
   mayDecide,
   mayView,
   toView,
-  type Tx,
-} from "./store";
-import { requesterLost, withdrawRequest } from "./withdraw";
+} from "@/lib/approvals/store";
+import type { Tx } from "@/lib/db/client";
+import { requesterLost, withdrawRequest } from "@/lib/approvals/withdraw";
 import type { Permission } from "@/lib/access/client";
-import type { ApprovalView } from "./view";
+import type { ApprovalView } from "@/lib/approvals/view";
 
 /**
  * The request's author as they stand now (lib/access standingOf): the decision runs with their

@@ -1,6 +1,7 @@
 import { conflict } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import type { LockedRecord, Tx } from "./perform-action";
+import type { LockedRecord } from "./perform-action";
+import type { Tx } from "@/lib/db/client";
 
 // The controls of a scheduled replay (ADR 0028): run it now, move it, or withdraw it and send the
 // record back to open. Each runs inside performAction's transaction, after the record's row lock

@@ -4,7 +4,8 @@ import { isUuid } from "@/lib/domain/ids";
 import { conflict, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
-import type { LockedRecord, Tx } from "./perform-action";
+import type { LockedRecord } from "./perform-action";
+import type { Tx } from "@/lib/db/client";
 
 // Assignment (ADR 0028): who looks after a record. It changes no effect, journal or sequence;
 // it is still an action, so it checks the version, bumps it and is logged with its reason.

@@ -5,16 +5,15 @@ import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { ACTION_RULES, type ActionRequest, type AnyActionName, actionRefusal } from "../action-rules";
-import { sharedKeyRefusal } from "../cross-domain";
-import { dbStatus } from "../detail";
-import type { ReviewStatus } from "../schema";
+import type { Tx } from "@/lib/db/client";
+import { ACTION_RULES, type ActionRequest, type AnyActionName, actionRefusal } from "@/lib/reviews/action-rules";
+import { sharedKeyRefusal } from "@/lib/reviews/cross-domain";
+import { dbStatus } from "./detail";
+import type { ReviewStatus } from "@/lib/reviews/schema";
 import { markOperationItems } from "@/lib/operations/items-state";
 import { assign } from "./assign";
-import { correctedEnvelope } from "./corrected-envelope";
+import { correctedEnvelope } from "@/lib/reviews/corrected-envelope";
 import { reschedule, runNow, unschedule } from "./scheduled-replay";
-
-export type Tx = Prisma.TransactionClient;
 
 export interface LockedRecord {
   id: string;

@@ -7,9 +7,9 @@ import { db } from "@/lib/db/client";
 import { forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
-import { performAction } from "@/lib/reviews/actions/perform-action";
-import { AUTO_REPLAY_PERMISSION, pauseSwitch, switchAuthorityLost } from "./authority";
-import type { KindAutoReplay } from "./types";
+import { performAction } from "@/lib/actions/perform-action";
+import { AUTO_REPLAY_PERMISSION, pauseSwitch, switchAuthorityLost } from "@/lib/operations/authority";
+import type { KindAutoReplay } from "@/lib/operations/types";
 
 // Gap release (docs/operations.md): a held sequence-gap record is "ready" once its missing
 // predecessors have been applied. Per kind, an owner may let ready records replay by themselves;

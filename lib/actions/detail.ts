@@ -3,8 +3,8 @@ import { db } from "@/lib/db/client";
 import { actionsNeedingApproval } from "@/lib/approvals/needed";
 import { domainOfKind, type Grant, recordScope, scopeCondition } from "@/lib/access";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
-import type { ReviewListItem } from "./list";
-import type { ReviewStatus } from "./schema";
+import type { ReviewListItem } from "@/lib/reviews/list";
+import type { ReviewStatus } from "@/lib/reviews/schema";
 
 /** Prisma names enum members with `_`; the API and the database use `-`. */
 export function apiEnum<T extends string>(value: string): T {

@@ -2,12 +2,13 @@ import { type Actor, NO_DOMAIN } from "@/lib/access";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission, type OperationApprovalGate } from "@/lib/operations/create";
 import { ACTION_RULES } from "@/lib/reviews/action-rules";
-import type { ActionApprovalGate } from "@/lib/reviews/actions/perform-action";
-import { pendingRequestRefusal } from "./pending";
-import { refuseDuplicateOperationRequest } from "./duplicates";
-import { effectivePolicy } from "./policies";
-import { isApprovableAction } from "./schema";
-import { expireOverdue, storeApproval, toView, type Tx } from "./store";
+import type { ActionApprovalGate } from "@/lib/actions/perform-action";
+import { pendingRequestRefusal } from "@/lib/approvals/pending";
+import { refuseDuplicateOperationRequest } from "@/lib/approvals/duplicates";
+import { effectivePolicy } from "@/lib/approvals/policies";
+import { isApprovableAction } from "@/lib/approvals/schema";
+import { expireOverdue, storeApproval, toView } from "@/lib/approvals/store";
+import type { Tx } from "@/lib/db/client";
 
 async function domainOfKind(tx: Tx, kind: string | null): Promise<string | null> {
   const rows = await tx.$queryRaw<{ domain: string | null }[]>`SELECT domain_of_kind(${kind}) AS domain`;
