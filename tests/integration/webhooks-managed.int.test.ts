@@ -5,12 +5,9 @@
  * deliveries wait) and enabled (they go); a test event reaches it signed; a failed delivery is
  * sent again under its own webhook-id and is delivered. Each change is in the decision log.
  */
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { processLogBatch } from "@/lib/notifications/log-events";
-import { DEFAULT_NOTIFIER_OPTIONS, runNotifier } from "@/lib/notifications/notifier";
 import { GET as deliveriesRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/route";
 import { POST as redeliverRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/[deliveryId]/redeliver/route";
 import { POST as disableRoute } from "@/app/api/v1/webhooks/[webhookId]/disable/route";
@@ -21,77 +18,23 @@ import { POST as addRoute } from "@/app/api/v1/webhooks/route";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call, tokenFor } from "../support/http";
 import { envelope, reportGaps } from "../support/operations";
+import { until, webhookReceiver, withNotifiers } from "../support/webhook-receiver";
 
 const database = setupTestDatabase();
 const sql = (text: string, params: unknown[] = []) => withClient(database.current.url, (c) => c.query(text, params));
 
-let server: Server;
-let base: string;
-const received: { path: string; headers: Record<string, string>; body: string }[] = [];
-/** Paths the receiver answers 500 on, until taken out. */
-const failing = new Set<string>();
-
-beforeAll(async () => {
-  vi.stubEnv("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8");
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      received.push({
-        path,
-        headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)])),
-        body,
-      });
-      res.writeHead(failing.has(path) ? 500 : 204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  vi.unstubAllEnvs();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
+const receiver = webhookReceiver();
+const to = receiver.to;
 const tag = () => `t${Math.random().toString(36).slice(2, 9)}`;
-const to = (path: string) => received.filter((r) => r.path === path);
 
 /** Runs a notifier loop (quick retries, two attempts) until `fn` is done. */
-async function withNotifier<T>(fn: () => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const loop = runNotifier({
-    ...DEFAULT_NOTIFIER_OPTIONS,
-    tickMs: 25,
-    thresholdEveryMs: 3_600_000,
-    timeoutMs: 2_000,
-    baseDelayMs: 100,
-    maxDelayMs: 200,
-    maxAttempts: 2,
-    signal: controller.signal,
-  });
-  try {
-    return await fn();
-  } finally {
-    controller.abort();
-    await loop;
-  }
-}
-
-async function until(what: string, probe: () => boolean | Promise<boolean>, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await probe())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const withNotifier = <T>(fn: () => Promise<T>) =>
+  withNotifiers(1, { timeoutMs: 2_000, baseDelayMs: 100, maxDelayMs: 200, maxAttempts: 2 }, fn);
 
 async function addEndpoint(admin: string, path: string, extra: Record<string, unknown> = {}) {
   const added = await call(addRoute, {
     token: admin,
-    body: { url: `${base}${path}`, events: ["cause.new"], reason: "on call", ...extra },
+    body: { url: `${receiver.base}${path}`, events: ["cause.new"], reason: "on call", ...extra },
   });
   expect(added.status).toBe(201);
   return { id: added.body.webhook.id as string, secret: added.body.secret as string };
@@ -122,7 +65,7 @@ describe("an admin managing an endpoint", () => {
       token: admin,
       params: { webhookId: id },
       body: {
-        url: `${base}/after-${t}/credential-${t}`,
+        url: `${receiver.base}/after-${t}/credential-${t}`,
         events: ["operation.finished"],
         openAbove: 10,
         reason: "moved",
@@ -130,16 +73,16 @@ describe("an admin managing an endpoint", () => {
     });
     expect(changed.status).toBe(200);
     expect(changed.body.webhook).toMatchObject({
-      url: `${base}/after-${t}/credential-${t}`,
+      url: `${receiver.base}/after-${t}/credential-${t}`,
       events: ["operation.finished"],
       openAbove: 10,
       disabledAt: null,
     });
     for (const [body, field] of [
       [{ url: "ftp://example.test/", reason: "x" }, "url"],
-      [{ url: `${base}/x`, events: [], reason: "x" }, "events"],
-      [{ url: `${base}/x`, domain: `nosuch-${t}`, reason: "x" }, "domain"],
-      [{ url: `${base}/x` }, "reason"],
+      [{ url: `${receiver.base}/x`, events: [], reason: "x" }, "events"],
+      [{ url: `${receiver.base}/x`, domain: `nosuch-${t}`, reason: "x" }, "domain"],
+      [{ url: `${receiver.base}/x` }, "reason"],
     ] as const) {
       const answer = await call(changeRoute, { token: admin, params: { webhookId: id }, body });
       expect(answer.status, JSON.stringify(body)).toBe(400);
@@ -149,7 +92,7 @@ describe("an admin managing an endpoint", () => {
     const missing = await call(changeRoute, {
       token: admin,
       params: { webhookId: unknown },
-      body: { url: `${base}/x`, reason: "x" },
+      body: { url: `${receiver.base}/x`, reason: "x" },
     });
     expect(missing.status).toBe(404);
 
@@ -165,7 +108,10 @@ describe("an admin managing an endpoint", () => {
 
     const log = await logOf(id);
     expect(log.map((e) => e.action)).toEqual(["webhook.added", "webhook.changed"]);
-    expect(log[1]).toMatchObject({ reason: "moved", details: { url: `${base}/…`, events: ["operation.finished"] } });
+    expect(log[1]).toMatchObject({
+      reason: "moved",
+      details: { url: `${receiver.base}/…`, events: ["operation.finished"] },
+    });
     expect(JSON.stringify(log)).not.toContain(`credential-${t}`);
   });
 
@@ -220,7 +166,7 @@ describe("an admin managing an endpoint", () => {
     const t = tag();
     const admin = await tokenFor("admin");
     const path = `/down-${t}`;
-    failing.add(path);
+    receiver.behaviours.set(path, () => "fail");
     const { id } = await addEndpoint(admin, path);
     const other = await addEndpoint(admin, `/other-${t}`);
     const queued = await call(testRoute, { token: admin, params: { webhookId: id } });
@@ -240,7 +186,7 @@ describe("an admin managing an endpoint", () => {
     expect(elsewhere.status).toBe(404);
     expect((await stateOf(admin, id))[0]!.state).toBe("failed");
 
-    failing.delete(path);
+    receiver.behaviours.delete(path);
     const again = await call(redeliverRoute, {
       token: admin,
       params: { webhookId: id, deliveryId },

@@ -6,15 +6,12 @@
  * notifier loops running at once; a hanging endpoint does not delay another's delivery; an
  * endpoint of one domain gets none of another's events; a threshold crossing fires once.
  */
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
 import { CLI_ACTOR } from "@/lib/access";
 import { appendStandaloneDecision } from "@/lib/audit/append";
 import { addWebhook as addWebhookAs } from "@/lib/notifications/endpoints";
 import { processLogBatch } from "@/lib/notifications/log-events";
-import { DEFAULT_NOTIFIER_OPTIONS, type NotifierOptions, runNotifier } from "@/lib/notifications/notifier";
 import { checkThresholds } from "@/lib/notifications/thresholds";
 import { processMetrics } from "@/lib/metrics/process";
 import { GET as deliveriesRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/route";
@@ -23,60 +20,17 @@ import { GET as listRoute, POST as addRoute } from "@/app/api/v1/webhooks/route"
 import { setupTestDatabase, withClient } from "../support/database";
 import { call, tokenFor } from "../support/http";
 import { envelope, reportGaps } from "../support/operations";
+import { until, webhookReceiver, withNotifiers } from "../support/webhook-receiver";
 
 const database = setupTestDatabase();
 const sql = (text: string, params: unknown[] = []) => withClient(database.current.url, (c) => c.query(text, params));
 
-interface Received {
-  path: string;
-  at: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** How the receiver answers a path: by the number of the request to it (1, 2, ...). */
-type Behaviour = (n: number) => "ok" | "fail" | "hang";
-
-let server: Server;
-let base: string;
-const received: Received[] = [];
-const behaviours = new Map<string, Behaviour>();
-const counts = new Map<string, number>();
-
-function headersOf(req: IncomingMessage): Record<string, string> {
-  return Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-}
+const receiver = webhookReceiver();
+const { behaviours } = receiver;
 
 /** Adds an endpoint from the CLI, with the reason every change needs. */
 const addWebhook = (input: Omit<Parameters<typeof addWebhookAs>[0], "reason">, actor: typeof CLI_ACTOR) =>
   addWebhookAs({ reason: "test", ...input }, actor);
-
-beforeAll(async () => {
-  // The receiver is on this machine: allowed as on-premise receivers are (the default refuses it).
-  vi.stubEnv("WEBHOOK_ALLOWED_NETWORKS", "127.0.0.0/8");
-  server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
-    req.on("end", () => {
-      const path = req.url ?? "/";
-      const n = (counts.get(path) ?? 0) + 1;
-      counts.set(path, n);
-      received.push({ path, at: Date.now(), headers: headersOf(req), body });
-      const behaviour = behaviours.get(path)?.(n) ?? "ok";
-      if (behaviour === "hang") return; // never answers: the notifier's timeout ends it
-      res.writeHead(behaviour === "ok" ? 204 : 500, { "content-type": "text/plain" });
-      res.end(behaviour === "ok" ? "" : "<script>boom</script> internal error\u0007");
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  vi.unstubAllEnvs();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
 
 const tag = () => `t${Math.random().toString(36).slice(2, 9)}`;
 
@@ -84,41 +38,6 @@ const tag = () => `t${Math.random().toString(36).slice(2, 9)}`;
 async function domainWithKinds(name: string, prefix: string) {
   await sql(`INSERT INTO domains (name, created_by) VALUES ($1, 'test')`, [name]);
   await sql(`INSERT INTO domain_kinds (pattern, domain) VALUES ($1, $2)`, [`${prefix}.*`, name]);
-}
-
-/** Runs `count` notifier loops until `fn` is done, then stops them and waits for them to end. */
-async function withNotifiers<T>(count: number, options: Partial<NotifierOptions>, fn: () => Promise<T>): Promise<T> {
-  const controller = new AbortController();
-  const loops = Array.from({ length: count }, () =>
-    runNotifier({
-      ...DEFAULT_NOTIFIER_OPTIONS,
-      tickMs: 25,
-      thresholdEveryMs: 3_600_000,
-      // Generous for a loaded machine: the first request of a process is slow to start.
-      timeoutMs: 1_500,
-      baseDelayMs: 200,
-      maxDelayMs: 5_000,
-      maxAttempts: 6,
-      ...options,
-      signal: controller.signal,
-    }),
-  );
-  try {
-    return await fn();
-  } finally {
-    controller.abort();
-    await Promise.all(loops);
-  }
-}
-
-async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 const deliveriesOf = async (endpointId: string) =>
@@ -136,7 +55,10 @@ describe("webhook deliveries", () => {
     await domainWithKinds(domain, `pay${t}`);
     const path = `/flaky-${t}`;
     behaviours.set(path, (n) => (n === 1 ? "fail" : n === 2 ? "hang" : "ok"));
-    const { webhook, secret } = await addWebhook({ url: `${base}${path}`, domain, events: ["cause.new"] }, CLI_ACTOR);
+    const { webhook, secret } = await addWebhook(
+      { url: `${receiver.base}${path}`, domain, events: ["cause.new"] },
+      CLI_ACTOR,
+    );
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
     const counted = async () =>
@@ -150,10 +72,10 @@ describe("webhook deliveries", () => {
         (await deliveriesOf(webhook.id))[0]?.state === "delivered" ? true : undefined,
       ),
     );
-    const requests = received.filter((r) => r.path === path);
+    const requests = receiver.to(path);
 
     // Exactly three sends, however many notifiers: one id, each verified with the secret.
-    expect(received.filter((r) => r.path === path)).toHaveLength(3);
+    expect(receiver.to(path)).toHaveLength(3);
     const ids = new Set(requests.map((r) => r.headers["webhook-id"]));
     expect(ids.size).toBe(1);
     const verifier = new Webhook(secret);
@@ -209,8 +131,8 @@ describe("webhook deliveries", () => {
     const domain = `pay-${t}`;
     await domainWithKinds(domain, `pay${t}`);
     behaviours.set(`/hang-${t}`, () => "hang");
-    const slow = await addWebhook({ url: `${base}/hang-${t}`, domain, events: ["cause.new"] }, CLI_ACTOR);
-    const fast = await addWebhook({ url: `${base}/fast-${t}`, domain, events: ["cause.new"] }, CLI_ACTOR);
+    const slow = await addWebhook({ url: `${receiver.base}/hang-${t}`, domain, events: ["cause.new"] }, CLI_ACTOR);
+    const fast = await addWebhook({ url: `${receiver.base}/fast-${t}`, domain, events: ["cause.new"] }, CLI_ACTOR);
     // Five events, so the hanging endpoint has more waiting than the notifier has slots.
     await reportGaps(
       [1, 2, 3, 4, 5].map((i) => envelope(`pay${t}.k${i}`, `k-${t}-${i}`, 2)),
@@ -218,10 +140,10 @@ describe("webhook deliveries", () => {
     );
     await withNotifiers(1, { timeoutMs: 10_000, concurrency: 2 }, async () => {
       await until("five deliveries to the working endpoint", () =>
-        received.filter((r) => r.path === `/fast-${t}`).length >= 5 ? true : undefined,
+        receiver.to(`/fast-${t}`).length >= 5 ? true : undefined,
       );
       // All five arrived while the first attempt at the hanging endpoint still waits.
-      expect(received.filter((r) => r.path === `/hang-${t}`)).toHaveLength(1);
+      expect(receiver.to(`/hang-${t}`)).toHaveLength(1);
       const slowAttempts = await sql(
         `SELECT count(*)::int AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.endpoint_id = $1`,
         [slow.webhook.id],
@@ -238,9 +160,9 @@ describe("events", () => {
     const t = tag();
     await domainWithKinds(`payments-${t}`, `pay${t}`);
     await domainWithKinds(`messaging-${t}`, `msg${t}`);
-    const payments = await addWebhook({ url: `${base}/p-${t}`, domain: `payments-${t}` }, CLI_ACTOR);
-    const messaging = await addWebhook({ url: `${base}/m-${t}`, domain: `messaging-${t}` }, CLI_ACTOR);
-    const everyDomain = await addWebhook({ url: `${base}/all-${t}`, events: ["cause.new"] }, CLI_ACTOR);
+    const payments = await addWebhook({ url: `${receiver.base}/p-${t}`, domain: `payments-${t}` }, CLI_ACTOR);
+    const messaging = await addWebhook({ url: `${receiver.base}/m-${t}`, domain: `messaging-${t}` }, CLI_ACTOR);
+    const everyDomain = await addWebhook({ url: `${receiver.base}/all-${t}`, events: ["cause.new"] }, CLI_ACTOR);
 
     const [reviewId] = await reportGaps([envelope(`msg${t}.email`, `k-${t}`, 2)], `Cause${t}`, "effect-result-unknown");
     while ((await processLogBatch()).entries > 0);
@@ -262,10 +184,13 @@ describe("events", () => {
     const t = tag();
     await domainWithKinds(`payments-${t}`, `pay${t}`);
     const payments = await addWebhook(
-      { url: `${base}/p-${t}`, domain: `payments-${t}`, events: ["approval.requested"] },
+      { url: `${receiver.base}/p-${t}`, domain: `payments-${t}`, events: ["approval.requested"] },
       CLI_ACTOR,
     );
-    const other = await addWebhook({ url: `${base}/o-${t}`, domain: null, events: ["operation.finished"] }, CLI_ACTOR);
+    const other = await addWebhook(
+      { url: `${receiver.base}/o-${t}`, domain: null, events: ["operation.finished"] },
+      CLI_ACTOR,
+    );
     const approvalId = crypto.randomUUID();
     await appendStandaloneDecision({
       actor: "user:alice@example.test",
@@ -296,7 +221,7 @@ describe("events", () => {
 
   it("never queue one event twice for an endpoint, with two log readers at once", async () => {
     const t = tag();
-    const everyDomain = await addWebhook({ url: `${base}/twice-${t}`, events: ["cause.new"] }, CLI_ACTOR);
+    const everyDomain = await addWebhook({ url: `${receiver.base}/twice-${t}`, events: ["cause.new"] }, CLI_ACTOR);
     await reportGaps(
       Array.from({ length: 30 }, (_, i) => envelope(`twice${t}.k${i}`, `k-${t}-${i}`, 2)),
       `Cause${t}`,
@@ -313,7 +238,7 @@ describe("events", () => {
     const domain = `thr-${t}`;
     await domainWithKinds(domain, `thr${t}`);
     const endpoint = await addWebhook(
-      { url: `${base}/thr-${t}`, domain, events: ["open.above"], openAbove: 2 },
+      { url: `${receiver.base}/thr-${t}`, domain, events: ["open.above"], openAbove: 2 },
       CLI_ACTOR,
     );
     const report = (n: number, round: string) =>
@@ -355,7 +280,7 @@ describe("the API", () => {
     const t = tag();
     const admin = await tokenFor("admin");
     // A Slack URL's path is its credential: the append-only log keeps scheme and host only.
-    const url = `${base}/services/T${t}/B${t}/slack-credential-${t}`;
+    const url = `${receiver.base}/services/T${t}/B${t}/slack-credential-${t}`;
     const added = await call(addRoute, {
       token: admin,
       body: { url, events: ["cause.new", "operation.finished"], format: "slack", reason: "on call" },
@@ -389,8 +314,8 @@ describe("the API", () => {
       [id],
     );
     expect(logged.rows.map((r) => ({ action: r.action, reason: r.reason, url: r.details.url }))).toEqual([
-      { action: "webhook.added", reason: "on call", url: `${base}/…` },
-      { action: "webhook.removed", reason: "done", url: `${base}/…` },
+      { action: "webhook.added", reason: "on call", url: `${receiver.base}/…` },
+      { action: "webhook.removed", reason: "done", url: `${receiver.base}/…` },
     ]);
     expect(JSON.stringify(logged.rows)).not.toContain(`slack-credential-${t}`);
   });
@@ -403,14 +328,14 @@ describe("the API", () => {
       [{ url: "ftp://example.test/x" }, "url"],
       [{ url: "javascript:alert(1)" }, "url"],
       [{ url: "http://user:pw@example.test/" }, "url"],
-      [{ url: `${base}/x`, domain: `no-such-${t}`, reason: "test" }, "domain"],
-      [{ url: `${base}/x`, events: ["cause.old"] }, "events.0"],
-      [{ url: `${base}/x`, events: [] }, "events"],
-      [{ url: `${base}/x`, format: "xml" }, "format"],
-      [{ url: `${base}/x`, openAbove: 0 }, "openAbove"],
-      [{ url: `${base}/x`, secret: "mine" }, ""],
-      [{ url: `${base}/x` }, "reason"],
-      [{ url: `${base}/x`, reason: "  " }, "reason"],
+      [{ url: `${receiver.base}/x`, domain: `no-such-${t}`, reason: "test" }, "domain"],
+      [{ url: `${receiver.base}/x`, events: ["cause.old"] }, "events.0"],
+      [{ url: `${receiver.base}/x`, events: [] }, "events"],
+      [{ url: `${receiver.base}/x`, format: "xml" }, "format"],
+      [{ url: `${receiver.base}/x`, openAbove: 0 }, "openAbove"],
+      [{ url: `${receiver.base}/x`, secret: "mine" }, ""],
+      [{ url: `${receiver.base}/x` }, "reason"],
+      [{ url: `${receiver.base}/x`, reason: "  " }, "reason"],
     ];
     for (const [body, field] of cases) {
       const answer = await call(addRoute, { token: admin, body });
@@ -422,7 +347,9 @@ describe("the API", () => {
         ).toContain(field);
     }
     for (const role of ["owner", "auditor", "support"] as const) {
-      expect((await call(addRoute, { token: await tokenFor(role), body: { url: `${base}/x` } })).status).toBe(403);
+      expect((await call(addRoute, { token: await tokenFor(role), body: { url: `${receiver.base}/x` } })).status).toBe(
+        403,
+      );
       expect((await call(listRoute, { token: await tokenFor(role) })).status).toBe(403);
     }
     expect((await call(deliveriesRoute, { token: admin, params: { webhookId: "not-a-uuid" } })).status).toBe(404);
