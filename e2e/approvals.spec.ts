@@ -18,10 +18,9 @@ async function openAction(page: Page, label: string): Promise<Locator> {
 
 test("an owner's cancel waits for another owner, who approves it from the badge and the pending view", async ({
   page,
-  browser,
   baseURL,
   loginAs,
-  signIn,
+  anotherPerson,
   report,
   sql,
 }) => {
@@ -51,52 +50,47 @@ test("an owner's cancel waits for another owner, who approves it from the badge 
   await expect(own.getByRole("button", { name: "Approve" })).toHaveCount(0);
   await expect(page.getByTestId("approvals-badge")).toHaveText("Approvals");
 
-  const second = await browser.newContext({ baseURL });
-  try {
-    const approver = await signIn(second, "owner");
-    const other = await second.newPage();
-    await other.goto(`/reviews/${id}`);
-    await expect(other.getByTestId("record-approval")).toContainText(`asked by user:${requester.email}`);
-    const badge = other.getByTestId("approvals-badge");
-    await expect(badge.getByLabel("1 waiting for you")).toBeVisible();
-    await expect(async () => {
-      await badge.click();
-      await expect(other).toHaveURL(/\/approvals$/, { timeout: 2_000 });
-    }).toPass({ timeout: 60_000 });
+  const approver = await anotherPerson("owner");
+  const other = approver.page;
+  await other.goto(`/reviews/${id}`);
+  await expect(other.getByTestId("record-approval")).toContainText(`asked by user:${requester.email}`);
+  const badge = other.getByTestId("approvals-badge");
+  await expect(badge.getByLabel("1 waiting for you")).toBeVisible();
+  await expect(async () => {
+    await badge.click();
+    await expect(other).toHaveURL(/\/approvals$/, { timeout: 2_000 });
+  }).toPass({ timeout: 60_000 });
 
-    const card = other.getByTestId("approval").filter({ hasText: id });
-    await expect(card).toContainText(`Asked by user:${requester.email}`);
-    await expect(card).toContainText("The customer withdrew the order.");
-    // What it would cancel, not only a record id.
-    await expect(card).toContainText(`Effect key${message.effectKey}`);
-    await expect(card).toContainText(`Kind${domain}.charge`);
-    // Filled and sent again until hydrated; once approved the card stays, showing the outcome.
-    const outcome = card.getByText(`approved by user:${approver.email}`);
-    await expect(async () => {
-      if ((await outcome.count()) > 0) return;
-      await card.getByLabel("Reason (required)").fill("Confirmed with the customer too.");
-      await card.getByRole("button", { name: "Approve" }).click();
-      await expect(outcome).toBeVisible({ timeout: 3_000 });
-    }).toPass({ timeout: 60_000 });
-    await expect(badge.getByLabel(/waiting for you/)).toHaveCount(0);
+  const card = other.getByTestId("approval").filter({ hasText: id });
+  await expect(card).toContainText(`Asked by user:${requester.email}`);
+  await expect(card).toContainText("The customer withdrew the order.");
+  // What it would cancel, not only a record id.
+  await expect(card).toContainText(`Effect key${message.effectKey}`);
+  await expect(card).toContainText(`Kind${domain}.charge`);
+  // Filled and sent again until hydrated; once approved the card stays, showing the outcome.
+  const outcome = card.getByText(`approved by user:${approver.email}`);
+  await expect(async () => {
+    if ((await outcome.count()) > 0) return;
+    await card.getByLabel("Reason (required)").fill("Confirmed with the customer too.");
+    await card.getByRole("button", { name: "Approve" }).click();
+    await expect(outcome).toBeVisible({ timeout: 3_000 });
+  }).toPass({ timeout: 60_000 });
+  await expect(badge.getByLabel(/waiting for you/)).toHaveCount(0);
 
-    const record = (await (await other.request.get(`/api/v1/reviews/${id}`)).json()) as {
-      status: string;
-      history: { action: string; actor: string; details: Record<string, unknown> }[];
-    };
-    expect(record.status).toBe("cancelled");
-    expect(record.history.find((h) => h.action === "cancel")).toMatchObject({
-      actor: `user:${requester.email}`,
-      details: { approval: { requestedBy: `user:${requester.email}`, approvedBy: `user:${approver.email}` } },
-    });
-    await other.goto(`/reviews/${id}`);
-    await expect(other.getByTestId("record-approval")).toHaveCount(0);
-    await other.goto("/approvals");
-    await other.getByLabel("Status").selectOption("approved");
-    await expect(other.getByTestId("approval").filter({ hasText: id })).toContainText(
-      `approved by user:${approver.email}`,
-    );
-  } finally {
-    await second.close();
-  }
+  const record = (await (await other.request.get(`/api/v1/reviews/${id}`)).json()) as {
+    status: string;
+    history: { action: string; actor: string; details: Record<string, unknown> }[];
+  };
+  expect(record.status).toBe("cancelled");
+  expect(record.history.find((h) => h.action === "cancel")).toMatchObject({
+    actor: `user:${requester.email}`,
+    details: { approval: { requestedBy: `user:${requester.email}`, approvedBy: `user:${approver.email}` } },
+  });
+  await other.goto(`/reviews/${id}`);
+  await expect(other.getByTestId("record-approval")).toHaveCount(0);
+  await other.goto("/approvals");
+  await other.getByLabel("Status").selectOption("approved");
+  await expect(other.getByTestId("approval").filter({ hasText: id })).toContainText(
+    `approved by user:${approver.email}`,
+  );
 });

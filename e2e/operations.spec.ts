@@ -236,9 +236,8 @@ test("an owner ticks records in the queue, starts a slow replay, pauses it and a
 
 test("support may only add notes in bulk; an auditor reads operations and starts none", async ({
   page,
-  browser,
   loginAs,
-  signIn,
+  anotherPerson,
   report,
 }) => {
   const tag = uniqueTag();
@@ -257,22 +256,16 @@ test("support may only add notes in bulk; an auditor reads operations and starts
   await page.goto("/reviews?view=groups");
   await expect(page.getByRole("link", { name: /^Replay this cause/ })).toHaveCount(0);
 
-  const context = await browser.newContext();
-  try {
-    await signIn(context, "auditor");
-    const auditorPage = await context.newPage();
-    await auditorPage.goto(`/reviews?reason=${reason}`);
-    await expect(auditorPage.getByRole("link", { name: `msg-${tag}` })).toBeVisible();
-    await expect(auditorPage.getByRole("checkbox")).toHaveCount(0);
-    await expect(auditorPage.getByRole("group", { name: "Bulk operations" })).toHaveCount(0);
-    await auditorPage.goto("/operations");
-    await expect(auditorPage.getByRole("heading", { level: 1, name: "Bulk operations" })).toBeVisible();
-    await expect(
-      auditorPage.getByRole("region", { name: "Automatic replay of ready records" }).getByRole("button"),
-    ).toHaveCount(0);
-  } finally {
-    await context.close();
-  }
+  const { page: auditorPage } = await anotherPerson("auditor");
+  await auditorPage.goto(`/reviews?reason=${reason}`);
+  await expect(auditorPage.getByRole("link", { name: `msg-${tag}` })).toBeVisible();
+  await expect(auditorPage.getByRole("checkbox")).toHaveCount(0);
+  await expect(auditorPage.getByRole("group", { name: "Bulk operations" })).toHaveCount(0);
+  await auditorPage.goto("/operations");
+  await expect(auditorPage.getByRole("heading", { level: 1, name: "Bulk operations" })).toBeVisible();
+  await expect(
+    auditorPage.getByRole("region", { name: "Automatic replay of ready records" }).getByRole("button"),
+  ).toHaveCount(0);
 });
 
 test("a held gap whose predecessor was applied shows as ready in the queue and on its page", async ({

@@ -79,18 +79,12 @@ test.describe("every page at 390 px", () => {
   }
 
   for (const role of ROLES) {
-    test(`as ${role}`, async ({ page, loginAs, browser, signIn }) => {
+    test(`as ${role}`, async ({ page, loginAs, anotherPerson }) => {
       // About ten pages, each checked by axe: more than the default time on a loaded machine.
       test.slow();
       // The operation is made by an owner (not every role may make one), then read by this role.
-      const ownerContext = await browser.newContext();
-      try {
-        await signIn(ownerContext, "owner");
-        const ownerPage = await ownerContext.newPage();
-        await makeOperation(ownerPage);
-      } finally {
-        await ownerContext.close();
-      }
+      const { page: ownerPage } = await anotherPerson("owner");
+      await makeOperation(ownerPage);
 
       await loginAs(role);
       for (const { path, permission, label } of PAGES) {

@@ -10,7 +10,8 @@
  *   same outcome for each, as a consumer finishing them would.
  * - `sql(text, values)`: a query on the worker's database, for state the API does not create
  *   (a sequence's last applied number, an `unknown` journal entry).
- * - `signIn(context, role)`: a person of that role signed in on another browser context.
+ * - `anotherPerson(role, { viewport })`: a second person of that role, signed in on a browser
+ *   context of their own (closed after the test), and a page of it.
  * - `clickUntil(target, done)` and `openDialog(page, button, title)`: a click that is repeated
  *   until it took effect, for controls that may be clicked before the page is hydrated.
  *
@@ -18,7 +19,7 @@
  * database, never see each other's records by accident.
  */
 import { randomBytes } from "node:crypto";
-import type { APIRequestContext, BrowserContext, Locator, Page } from "@playwright/test";
+import type { APIRequestContext, BrowserContext, Locator, Page, ViewportSize } from "@playwright/test";
 import pg from "pg";
 import type { PersonRole } from "@/lib/access/client";
 import { expect, test as base, type TestServer } from "./fixtures";
@@ -55,7 +56,7 @@ interface RecordFixtures {
   claimReplaysOf: (reviewId: string) => Promise<ClaimedReplay>;
   replayOutcomes: (reviewIds: string[], outcome: "applied" | "routed" | "failed") => Promise<ClaimedReplay[]>;
   sql: <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<R[]>;
-  signIn: (context: BrowserContext, role: PersonRole) => Promise<{ email: string }>;
+  anotherPerson: (role: PersonRole, options?: { viewport?: ViewportSize }) => Promise<{ email: string; page: Page }>;
 }
 
 /** A short random tag for ids, keys and names that must not collide within a worker's database. */
@@ -166,8 +167,11 @@ export const test = base.extend<RecordFixtures, { consumer: Consumer }>({
     }
   },
 
-  signIn: async ({ server, createPerson }, provide) => {
-    await provide(async (context, role) => {
+  anotherPerson: async ({ browser, server, createPerson }, provide) => {
+    const contexts: BrowserContext[] = [];
+    await provide(async (role, options = {}) => {
+      const context = await browser.newContext({ baseURL: server.baseURL, ...options });
+      contexts.push(context);
       const person = await createPerson(role);
       signInAddress += 1;
       // TEST-NET-3, one address per sign-in: the login rate limit is per client address, and
@@ -177,8 +181,9 @@ export const test = base.extend<RecordFixtures, { consumer: Consumer }>({
         headers: { origin: server.baseURL, "x-forwarded-for": `203.0.113.${(signInAddress % 250) + 1}` },
       });
       expect(response.ok(), `signing in ${person.email}: ${await response.text()}`).toBe(true);
-      return { email: person.email };
+      return { email: person.email, page: await context.newPage() };
     });
+    for (const context of contexts) await context.close();
   },
 });
 

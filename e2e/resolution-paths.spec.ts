@@ -335,10 +335,9 @@ test("an owner skips a gap: the dialog names the range declared lost, then the s
 
 test("two owners act on the same record at once: one succeeds, the other sees the conflict", async ({
   page,
-  browser,
   server,
   loginAs,
-  signIn,
+  anotherPerson,
   report,
 }) => {
   const tag = uniqueTag();
@@ -351,71 +350,66 @@ test("two owners act on the same record at once: one succeeds, the other sees th
     message,
   });
   const first = await loginAs("owner");
-  const otherContext = await browser.newContext({ baseURL: server.baseURL });
-  try {
-    const second = await signIn(otherContext, "owner");
-    const other = await otherContext.newPage();
-    const owners = [
-      { page, email: first.email },
-      { page: other, email: second.email },
-    ];
+  const second = await anotherPerson("owner");
+  const other = second.page;
+  const owners = [
+    { page, email: first.email },
+    { page: other, email: second.email },
+  ];
 
-    // Both open the record and the same action, on version 1.
-    const dialogs: Locator[] = [];
-    for (const { page: p, email } of owners) {
-      await p.goto(`/reviews/${id}`);
-      const dialog = await openAction(p, "Replay");
-      await expect(dialog).toContainText("Acts on version 1.");
-      await giveReason(dialog, `replaying it now (${email})`);
-      dialogs.push(dialog);
-    }
-
-    // Both submit at once; the server takes one, and refuses the other's stale version.
-    const answers = await Promise.all(
-      owners.map(async ({ page: p }, index) => {
-        // (Bounded: a page that noticed the change before sending would send nothing.)
-        const answer = p.waitForResponse(
-          (r) => r.request().method() === "POST" && r.url().endsWith(`/api/v1/reviews/${id}/actions`),
-          { timeout: 20_000 },
-        );
-        await dialogs[index]!.getByRole("button", { name: "Schedule the replay" }).click();
-        return (await answer).status();
-      }),
-    );
-    expect([...answers].sort()).toEqual([200, 409]);
-    const winner = answers.indexOf(200);
-    const loser = 1 - winner;
-    const winnerPage = owners[winner]!.page;
-    const loserPage = owners[loser]!.page;
-
-    await expect(dialogs[winner]!).toBeHidden();
-    await expect(winnerPage.getByRole("status").filter({ hasText: "Replay: done" })).toContainText(
-      "The record is now replay-scheduled (version 2)",
-    );
-
-    // The other person keeps the dialog, is told why, and sees the record as it now is.
-    const conflict = dialogs[loser]!.getByRole("alert").filter({ hasText: /changed by someone else/i });
-    await expect(conflict).toBeVisible();
-    await expect(conflict).toContainText(
-      "You started on version 1; the record is now at version 2, and its status moved from open to replay-scheduled.",
-    );
-    await expect(conflict).toContainText(`replay by user:${owners[winner]!.email}`);
-    await expect(conflict).toContainText("Replay is no longer possible on the record as it is now (replay-scheduled)");
-    await expect(dialogs[loser]!.getByLabel("Reason (required)")).toHaveValue(
-      `replaying it now (${owners[loser]!.email})`,
-    );
-    await dialogs[loser]!.getByRole("button", { name: /^Close/ }).click();
-    await expect(region(loserPage, "Replays (1)")).toContainText("scheduled");
-    await expect(historyEntry(loserPage, "replay")).toHaveCount(1);
-    await expect(historyEntry(loserPage, "replay")).toContainText(`by user:${owners[winner]!.email}`);
-
-    const record = await readRecord(loserPage, id);
-    expect(record).toMatchObject({ status: "replay-scheduled", version: 2 });
-    expect(record.replays).toHaveLength(1);
-    expect(record.history.filter((h) => h.action === "replay")).toHaveLength(1);
-  } finally {
-    await otherContext.close();
+  // Both open the record and the same action, on version 1.
+  const dialogs: Locator[] = [];
+  for (const { page: p, email } of owners) {
+    await p.goto(`/reviews/${id}`);
+    const dialog = await openAction(p, "Replay");
+    await expect(dialog).toContainText("Acts on version 1.");
+    await giveReason(dialog, `replaying it now (${email})`);
+    dialogs.push(dialog);
   }
+
+  // Both submit at once; the server takes one, and refuses the other's stale version.
+  const answers = await Promise.all(
+    owners.map(async ({ page: p }, index) => {
+      // (Bounded: a page that noticed the change before sending would send nothing.)
+      const answer = p.waitForResponse(
+        (r) => r.request().method() === "POST" && r.url().endsWith(`/api/v1/reviews/${id}/actions`),
+        { timeout: 20_000 },
+      );
+      await dialogs[index]!.getByRole("button", { name: "Schedule the replay" }).click();
+      return (await answer).status();
+    }),
+  );
+  expect([...answers].sort()).toEqual([200, 409]);
+  const winner = answers.indexOf(200);
+  const loser = 1 - winner;
+  const winnerPage = owners[winner]!.page;
+  const loserPage = owners[loser]!.page;
+
+  await expect(dialogs[winner]!).toBeHidden();
+  await expect(winnerPage.getByRole("status").filter({ hasText: "Replay: done" })).toContainText(
+    "The record is now replay-scheduled (version 2)",
+  );
+
+  // The other person keeps the dialog, is told why, and sees the record as it now is.
+  const conflict = dialogs[loser]!.getByRole("alert").filter({ hasText: /changed by someone else/i });
+  await expect(conflict).toBeVisible();
+  await expect(conflict).toContainText(
+    "You started on version 1; the record is now at version 2, and its status moved from open to replay-scheduled.",
+  );
+  await expect(conflict).toContainText(`replay by user:${owners[winner]!.email}`);
+  await expect(conflict).toContainText("Replay is no longer possible on the record as it is now (replay-scheduled)");
+  await expect(dialogs[loser]!.getByLabel("Reason (required)")).toHaveValue(
+    `replaying it now (${owners[loser]!.email})`,
+  );
+  await dialogs[loser]!.getByRole("button", { name: /^Close/ }).click();
+  await expect(region(loserPage, "Replays (1)")).toContainText("scheduled");
+  await expect(historyEntry(loserPage, "replay")).toHaveCount(1);
+  await expect(historyEntry(loserPage, "replay")).toContainText(`by user:${owners[winner]!.email}`);
+
+  const record = await readRecord(loserPage, id);
+  expect(record).toMatchObject({ status: "replay-scheduled", version: 2 });
+  expect(record.replays).toHaveLength(1);
+  expect(record.history.filter((h) => h.action === "replay")).toHaveLength(1);
 });
 
 test("an auditor is offered no action, and the API refuses one sent by hand (logged)", async ({

@@ -29,10 +29,9 @@ async function expectClean(page: Page, what: string) {
 for (const width of [1280, 390]) {
   test(`save a shared view, open it from the navigation, another person sees it (${width} px)`, async ({
     page,
-    browser,
     server,
     loginAs,
-    signIn,
+    anotherPerson,
     report,
   }) => {
     await page.setViewportSize({ width, height: width > 800 ? 800 : 844 });
@@ -85,25 +84,19 @@ for (const width of [1280, 390]) {
     await expect.poll(() => rowIds(page)).toEqual([`msg-${tag}-1`, `msg-${tag}-0`]);
 
     // Another person sees the shared view, by its owner, and it opens the same list.
-    const context = await browser.newContext({ baseURL: server.baseURL, viewport: page.viewportSize()! });
-    try {
-      await signIn(context, "support");
-      const ben = await context.newPage();
-      await ben.goto("/reviews");
-      const shared = (await openViews(ben)).getByRole("link", { name: new RegExp(name) });
-      await expect(shared).toContainText(`by ${ana.email}`);
-      await expectClean(ben, `another person's Views at ${width} px`);
-      await shared.click();
-      await expect.poll(() => rowIds(ben)).toEqual([`msg-${tag}-1`, `msg-${tag}-0`]);
-      await expect((await openViews(ben)).getByRole("link", { name: new RegExp(name) })).toHaveAttribute(
-        "aria-current",
-        "page",
-      );
-      // Not theirs to change: no "Manage views…" for someone without views of their own.
-      await expect(ben.getByRole("button", { name: "Manage views…" })).toHaveCount(0);
-    } finally {
-      await context.close();
-    }
+    const { page: ben } = await anotherPerson("support", { viewport: page.viewportSize()! });
+    await ben.goto("/reviews");
+    const shared = (await openViews(ben)).getByRole("link", { name: new RegExp(name) });
+    await expect(shared).toContainText(`by ${ana.email}`);
+    await expectClean(ben, `another person's Views at ${width} px`);
+    await shared.click();
+    await expect.poll(() => rowIds(ben)).toEqual([`msg-${tag}-1`, `msg-${tag}-0`]);
+    await expect((await openViews(ben)).getByRole("link", { name: new RegExp(name) })).toHaveAttribute(
+      "aria-current",
+      "page",
+    );
+    // Not theirs to change: no "Manage views…" for someone without views of their own.
+    await expect(ben.getByRole("button", { name: "Manage views…" })).toHaveCount(0);
 
     // The owner stops sharing it, then deletes it.
     const manage = await openDialog(page, page.getByRole("button", { name: "Manage views…" }), "Your saved views");

@@ -198,10 +198,9 @@ async function shoot(page: Page, name: string): Promise<string> {
 
 test("screenshots of the queue, a record of each category and the decision log", async ({
   page,
-  browser,
   baseURL,
   loginAs,
-  signIn,
+  anotherPerson,
   report,
   sql,
 }) => {
@@ -425,18 +424,12 @@ test("screenshots of the queue, a record of each category and the decision log",
     reason: "The customer withdrew the refund request by phone; ticket 5512.",
   });
   expect(cancelRequest.status, JSON.stringify(cancelRequest.body)).toBe(202);
-  const second = await browser.newContext({ baseURL });
-  try {
-    await signIn(second, "owner");
-    const approver = await second.newPage();
-    await approver.goto("/approvals");
-    const card = approver.getByTestId("approval").filter({ hasText: refundId });
-    await expect(card).toContainText(`Asked by user:${owner.email}`);
-    await expect(card).toContainText(`Effect key${refund.effectKey}`);
-    await expect(card.getByRole("button", { name: "Approve" })).toBeVisible();
-    const approvalsShot = await shoot(approver, "approvals");
-    if (process.env.UPDATE_README_SCREENSHOT) await copyFile(approvalsShot, readmeApprovalsShot);
-  } finally {
-    await second.close();
-  }
+  const { page: approver } = await anotherPerson("owner");
+  await approver.goto("/approvals");
+  const card = approver.getByTestId("approval").filter({ hasText: refundId });
+  await expect(card).toContainText(`Asked by user:${owner.email}`);
+  await expect(card).toContainText(`Effect key${refund.effectKey}`);
+  await expect(card.getByRole("button", { name: "Approve" })).toBeVisible();
+  const approvalsShot = await shoot(approver, "approvals");
+  if (process.env.UPDATE_README_SCREENSHOT) await copyFile(approvalsShot, readmeApprovalsShot);
 });
