@@ -2,11 +2,6 @@ import { defineConfig, globalIgnores } from "eslint/config";
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-const ACCESS_FACE = {
-  regex: "(^@/lib|/lib|^\\.\\.)/access/(?!client$|index$)[^/]+$",
-  message: "Import lib/access through its face: @/lib/access (server) or @/lib/access/client.",
-};
-
 /**
  * The modules of lib/'s middle layer, in order: each may import only the modules before it, so no
  * two modules import each other, directly or round a cycle (docs/decisions/0049-modules-in-order.md).
@@ -55,6 +50,18 @@ const LAYERS = [
   { name: "server", folders: ["server"] },
 ];
 
+/**
+ * Every module is imported through its face: lib/<module>/index.ts (the server's) or, for the
+ * part a browser may hold, lib/<module>/client.ts (docs/decisions/0049-modules-in-order.md). Its
+ * other files are its own business; inside the module they import each other directly.
+ */
+function facesOf(modules) {
+  return {
+    regex: `(^@/lib|/lib|^\\.\\.)/(${modules.join("|")})/(?!(index|client)$).+$`,
+    message: "Import a module of lib/ through its face: @/lib/<module> (server) or @/lib/<module>/client.",
+  };
+}
+
 /** An import of one of these top-level folders of lib/, by `@/lib/` or by a relative path. */
 function folderImport(folders) {
   return `(^@/lib/|^(\\.\\./)+)(${folders.join("|")})(/|$)`;
@@ -82,9 +89,8 @@ export default defineConfig([
       "@typescript-eslint/no-explicit-any": "off",
     },
   },
-  // A module with a face is imported through it, never by a deep path: lib/access through its
-  // index (the server's) or client.ts (the isomorphic part) (docs/decisions/0037-one-access-module.md).
-  { ignores: ["lib/access/**"], rules: { "no-restricted-imports": restrictImports([ACCESS_FACE]) } },
+  // Outside lib/'s modules, every module is imported through its face (below: inside one, every other).
+  { rules: { "no-restricted-imports": restrictImports([facesOf(MODULES)]) } },
   // The layers of lib/ (docs/decisions/0046-layers-of-lib.md): platform <- modules <- http <- server.
   // A layer imports only the layers below it, so no import cycle runs through two of them; inside
   // the modules layer, a module imports only the modules before it in MODULES.
@@ -95,7 +101,7 @@ export default defineConfig([
     };
     if (layer.name !== "modules") {
       const files = [`lib/{${layer.folders.join(",")}}/**`, ...layer.folders.map((f) => `lib/${f}.ts`)];
-      return [{ files, rules: { "no-restricted-imports": restrictImports([ACCESS_FACE, above]) } }];
+      return [{ files, rules: { "no-restricted-imports": restrictImports([facesOf(MODULES), above]) } }];
     }
     return MODULES.map((module, m) => {
       const later = MODULES.slice(m + 1);
@@ -103,7 +109,8 @@ export default defineConfig([
         regex: folderImport(later),
         message: `lib/${module} may import only the modules before it in eslint.config.mjs's MODULES, so that no two modules form a cycle (docs/decisions/0049-modules-in-order.md).`,
       };
-      const patterns = [...(module === "access" ? [] : [ACCESS_FACE]), above, ...(later.length ? [after] : [])];
+      const others = MODULES.filter((other) => other !== module);
+      const patterns = [facesOf(others), above, ...(later.length ? [after] : [])];
       return { files: [`lib/${module}/**`], rules: { "no-restricted-imports": restrictImports(patterns) } };
     });
   }),

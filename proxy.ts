@@ -1,4 +1,6 @@
 import { type NextRequest, NextResponse } from "next/server";
+// Past lib/auth's face on purpose: the proxy loads only the pure path rule, not Better Auth.
+// eslint-disable-next-line no-restricted-imports
 import { loginPath } from "@/lib/auth/next-path";
 import { consoleIsHttps } from "@/lib/config/https";
 import { undecodablePath } from "@/lib/http/app-routes";

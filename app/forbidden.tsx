@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { AppShell } from "@/components/app-shell";
-import { currentUser } from "@/lib/auth/session";
+import { currentUser } from "@/lib/auth";
 
 // Rendered by forbidden() (requireUser, when the role lacks the permission), with status 403.
 // The refusal has already been written to the decision log. Inside the app's header (the sections

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { AppShell } from "@/components/app-shell";
-import { currentUser } from "@/lib/auth/session";
+import { currentUser } from "@/lib/auth";
 
 // The answer to a path no page takes (404). Our own rather than Next's default, which styles
 // itself with an inline <style> element that the pages' Content-Security-Policy (style elements

@@ -1,6 +1,6 @@
 import { redirect } from "next/navigation";
 import { holdsPermission } from "@/lib/access/client";
-import { currentUser } from "@/lib/auth/session";
+import { currentUser } from "@/lib/auth";
 
 // The home page has nothing of its own: signed-out people go to the login page, owners and
 // support to the overview (their landing page), everyone else to the first section their role

@@ -1,10 +1,9 @@
 import "dotenv/config";
 import pg from "pg";
 import { type Actor } from "@/lib/access";
-import { confirmOperation, dryRunOperation, pauseOperation, resumeOperation } from "@/lib/operations/control";
-import { createOperation } from "@/lib/operations/create";
-import { runDispatcher } from "@/lib/actions/dispatcher";
-import type { Selection } from "@/lib/operations/types";
+import { confirmOperation, dryRunOperation, pauseOperation, resumeOperation, createOperation } from "@/lib/operations";
+import { runDispatcher } from "@/lib/actions";
+import type { Selection } from "@/lib/operations";
 import { sleep } from "@review-console/consumer";
 import { ms, summarize, table, withBenchDatabase } from "./support";
 

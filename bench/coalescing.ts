@@ -1,9 +1,8 @@
 import "dotenv/config";
 import { POST as postOne } from "@/app/api/v1/reviews/route";
-import { createApiToken, tokenRows, type TokenRow } from "@/lib/auth/tokens";
+import { createApiToken, tokenRows, type TokenRow } from "@/lib/auth";
 import { BatchedLookup } from "@/lib/db/batched-lookup";
-import { intakeReports } from "@/lib/reviews/intake";
-import { IntakeCoalescer } from "@/lib/reviews/intake-coalescer";
+import { intakeReports, IntakeCoalescer } from "@/lib/reviews";
 import { ms, runConcurrently, summarize, table, withBenchDatabase } from "./support";
 
 /*

@@ -6,12 +6,12 @@ import os from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
 import pg from "pg";
-import { verifyDecisionLog } from "@/lib/audit/verify";
-import { createApiToken } from "@/lib/auth/tokens";
+import { verifyDecisionLog } from "@/lib/audit";
+import { createApiToken } from "@/lib/auth";
 import { closeDb } from "@/lib/db/client";
 import { withConnection } from "@/lib/db/connection";
 import { migrate } from "@/lib/db/migrate";
-import { MAX_BATCH } from "@/lib/reviews/schema";
+import { MAX_BATCH } from "@/lib/reviews";
 import { type ProfileWindow, summarizeCpuProfile } from "./cpu-profile";
 import { invoiceReport, ms, table, withBenchDatabase } from "./support";
 

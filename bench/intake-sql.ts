@@ -5,7 +5,7 @@ import { type Actor } from "@/lib/access";
 import { closeDb } from "@/lib/db/client";
 import { withConnection } from "@/lib/db/connection";
 import { migrate } from "@/lib/db/migrate";
-import { intakeReports, intakeRoundQueryOf, type Report } from "@/lib/reviews/intake";
+import { intakeReports, intakeRoundQueryOf, type Report } from "@/lib/reviews";
 import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { invoiceReport, seedWithProgress, table, withBenchDatabase } from "./support";
 

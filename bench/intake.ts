@@ -2,10 +2,9 @@ import "dotenv/config";
 import pg from "pg";
 import { POST as postBatch } from "@/app/api/v1/reviews/batch/route";
 import { POST as postOne } from "@/app/api/v1/reviews/route";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { dbPool } from "@/lib/db/client";
-import { INTAKE_STATEMENT_NAME } from "@/lib/reviews/intake-statement";
-import { MAX_BATCH } from "@/lib/reviews/schema";
+import { INTAKE_STATEMENT_NAME, MAX_BATCH } from "@/lib/reviews";
 import { ms, runConcurrently, summarize, table, withBenchDatabase } from "./support";
 
 /*

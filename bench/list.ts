@@ -1,7 +1,7 @@
 import "dotenv/config";
 import pg from "pg";
 import { GET } from "@/app/api/v1/reviews/route";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { reviewCursor } from "@/lib/domain/seq-cursor";
 import { ms, seedWithProgress, summarize, type Summary, table, withBenchDatabase } from "./support";
 

@@ -2,9 +2,9 @@ import "dotenv/config";
 import pg from "pg";
 import { GET as metricsRoute } from "@/app/api/metrics/route";
 import { type Actor } from "@/lib/access";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { db } from "@/lib/db/client";
-import { scrapeMetrics } from "@/lib/overview/metrics";
+import { scrapeMetrics } from "@/lib/overview";
 import { intakeLiveRecords, ms, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*

@@ -1,9 +1,9 @@
 import "dotenv/config";
 import pg from "pg";
 import { GET } from "@/app/api/v1/overview/route";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { db } from "@/lib/db/client";
-import { arrivals, currentState, resolution, windowStart } from "@/lib/overview/overview";
+import { arrivals, currentState, resolution, windowStart } from "@/lib/overview";
 import { ms, seedWithProgress, summarize, type Summary, table, withBenchDatabase } from "./support";
 
 /*

@@ -7,7 +7,7 @@ import path from "node:path";
 import { type APIRequestContext, type Browser, type BrowserContext, chromium, type Page } from "@playwright/test";
 import pg from "pg";
 import { ms, seedWithProgress, summarize, table, withBenchDatabase } from "@/bench/support";
-import { createUser } from "@/lib/users/create-user";
+import { createUser } from "@/lib/users";
 import { chromiumLaunch } from "../playwright.config";
 import { freePort } from "@/lib/net/local-server";
 

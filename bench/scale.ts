@@ -7,7 +7,7 @@ import { GET as groupsRoute } from "@/app/api/v1/reviews/groups/route";
 import { POST as reportRoute } from "@/app/api/v1/reviews/route";
 import { GET as statsRoute } from "@/app/api/v1/reviews/stats/route";
 import { type Actor } from "@/lib/access";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { db } from "@/lib/db/client";
 import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { seedSyntheticRecords } from "@/testing/seed/synthetic";

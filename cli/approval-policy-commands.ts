@@ -1,7 +1,14 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
-import { listPolicies, removePolicy, setPolicy } from "@/lib/approvals/policies";
-import { APPROVAL_DECISIONS, type ApprovalDecision, policyRemoveSchema, policySetSchema } from "@/lib/approvals/schema";
+import {
+  listPolicies,
+  removePolicy,
+  setPolicy,
+  APPROVAL_DECISIONS,
+  type ApprovalDecision,
+  policyRemoveSchema,
+  policySetSchema,
+} from "@/lib/approvals";
 import type { WithDatabase } from "./audit-commands";
 import { NO_REASON } from "./people-commands";
 import { printTable } from "./table";

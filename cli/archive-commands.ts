@@ -1,9 +1,8 @@
 import { mkdir, readFile } from "node:fs/promises";
 import type { Command } from "commander";
 import { config } from "@/lib/config";
-import { loadPrivateKey } from "@/lib/audit/checkpoint";
-import { archiveDecisionLog, type ArchivedMonth } from "@/lib/retention/log-archive";
-import { archiveFinishedRecords, finishedRecordsCutoff } from "@/lib/retention/finished-records";
+import { loadPrivateKey } from "@/lib/audit";
+import { archiveDecisionLog, type ArchivedMonth, archiveFinishedRecords, finishedRecordsCutoff } from "@/lib/retention";
 
 /** The owner's database (MIGRATION_DATABASE_URL, else DATABASE_URL or the embedded one), migrated. */
 export type WithOwnerDatabase = <T>(fn: (ownerUrl: string) => Promise<T>) => Promise<T>;

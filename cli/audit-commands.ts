@@ -9,10 +9,12 @@ import {
   loadPublicKey,
   parseCheckpoints,
   signatureProblem,
-} from "@/lib/audit/checkpoint";
-import { checkCheckpointsAgainstLog, createCheckpoint } from "@/lib/audit/checkpoint-store";
-import { type ChainVerdict, verifyDecisionLog } from "@/lib/audit/verify";
-import { verifyArchiveText } from "@/lib/audit/archive-file";
+  checkCheckpointsAgainstLog,
+  createCheckpoint,
+  type ChainVerdict,
+  verifyDecisionLog,
+  verifyArchiveText,
+} from "@/lib/audit";
 import { ARCHIVE_DIR_SETTING } from "./archive-commands";
 
 /** The setting that names the public checkpoint key for `audit verify --file` without --key. */

@@ -2,9 +2,17 @@ import { type Command, Option } from "commander";
 import type { z } from "zod";
 import { CLI_ACTOR } from "@/lib/access";
 import { PERSON_ROLES, type PersonRole } from "@/lib/access/client";
-import { createDomain, listDomains, removeDomain, updateDomain } from "@/lib/domains/manage";
-import { descriptionSchema, domainNameSchema, kindPatternsSchema, splitKinds } from "@/lib/domains/schema";
-import { grantRole, revokeRole } from "@/lib/users/role-grants";
+import {
+  createDomain,
+  listDomains,
+  removeDomain,
+  updateDomain,
+  descriptionSchema,
+  domainNameSchema,
+  kindPatternsSchema,
+  splitKinds,
+} from "@/lib/domains";
+import { grantRole, revokeRole } from "@/lib/users";
 import type { WithDatabase } from "./audit-commands";
 import { NO_REASON, pausedLines } from "./people-commands";
 import { printTable } from "./table";

@@ -1,14 +1,19 @@
 import { type Command, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
 import { config } from "@/lib/config";
-import type { PasswordLink } from "@/lib/auth/password-links";
-import type { PausedByChange } from "@/lib/operations/authority";
-import { createUser, newUserSchema, PERSON_ROLES, type PersonRole } from "@/lib/users/create-user";
-import { disableUser } from "@/lib/users/disable-user";
-import { enableUser } from "@/lib/users/enable-user";
-import { listUsers } from "@/lib/users/list-users";
-import { resetPassword } from "@/lib/users/reset-password";
-import { setUserRole } from "@/lib/users/set-user-role";
+import type { PasswordLink } from "@/lib/auth";
+import type { PausedByChange } from "@/lib/operations";
+import {
+  createUser,
+  newUserSchema,
+  PERSON_ROLES,
+  type PersonRole,
+  disableUser,
+  enableUser,
+  listUsers,
+  resetPassword,
+  setUserRole,
+} from "@/lib/users";
 import type { WithDatabase } from "./audit-commands";
 import { domainName, registerGrantCommands } from "./domain-commands";
 import { readSecret } from "./read-secret";

@@ -1,11 +1,7 @@
 import { type Command, InvalidArgumentError, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
 import { ROLES, type Role } from "@/lib/access/client";
-import { parseExpiresIn } from "@/lib/tokens/expires-in";
-import { issueToken } from "@/lib/tokens/issue-token";
-import { listTokens } from "@/lib/tokens/list-tokens";
-import { revokeToken } from "@/lib/tokens/revoke-token";
-import { tokenNameSchema } from "@/lib/tokens/token-schema";
+import { parseExpiresIn, issueToken, listTokens, revokeToken, tokenNameSchema } from "@/lib/tokens";
 import type { WithDatabase } from "./audit-commands";
 import { domainName } from "./domain-commands";
 import { NO_REASON, pausedLines } from "./people-commands";

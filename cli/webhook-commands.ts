@@ -1,8 +1,13 @@
 import { type Command, Option } from "commander";
 import { CLI_ACTOR } from "@/lib/access";
-import { webhookDefinitionSchema, webhookReasonSchema } from "@/lib/notifications/endpoint-schema";
-import { WEBHOOK_FORMATS } from "@/lib/notifications/events";
-import { addWebhook, listWebhooks, removeWebhook } from "@/lib/notifications/endpoints";
+import {
+  webhookDefinitionSchema,
+  webhookReasonSchema,
+  WEBHOOK_FORMATS,
+  addWebhook,
+  listWebhooks,
+  removeWebhook,
+} from "@/lib/notifications";
 import type { WithDatabase } from "./audit-commands";
 import { printTable } from "./table";
 

@@ -9,7 +9,7 @@ import { SavedViewsNav } from "@/components/views/saved-views-nav";
 import { UTC } from "@/lib/time-zone";
 import { buttonClassName } from "@/components/ui/button";
 import { type Role, type Grant, holdsPermission } from "@/lib/access/client";
-import { grantsLabel } from "@/lib/domains/grant-label";
+import { grantsLabel } from "@/lib/domains";
 
 export type ShellSection = "overview" | "reviews" | "operations" | "audit" | "admin" | "api-reference" | "approvals";
 

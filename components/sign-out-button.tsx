@@ -1,7 +1,7 @@
 "use client";
 
 import { useState } from "react";
-import { authClient } from "@/lib/auth/auth-client";
+import { authClient } from "@/lib/auth/client";
 
 /**
  * Ends the session (Better Auth deletes it and clears the cookie), then goes to /login with a

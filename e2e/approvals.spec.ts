@@ -18,7 +18,6 @@ async function openAction(page: Page, label: string): Promise<Locator> {
 
 test("an owner's cancel waits for another owner, who approves it from the badge and the pending view", async ({
   page,
-  baseURL,
   loginAs,
   anotherPerson,
   report,

@@ -5,7 +5,7 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, expect } from "@playwright/test";
-import { hashToken, newToken } from "../lib/auth/tokens";
+import { hashToken, newToken } from "@/lib/auth";
 import { withConnection } from "../lib/db/connection";
 import { migrate } from "../lib/db/migrate";
 import { resolveTestServer } from "../testing/db/test-server";

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { test as base, expect } from "@playwright/test";
-import { hashToken, newToken } from "../lib/auth/tokens";
+import { hashToken, newToken } from "@/lib/auth";
 import { migrate } from "../lib/db/migrate";
 import { resolveTestServer } from "../testing/db/test-server";
 import { withConnection } from "../lib/db/connection";

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { test, expect, type APIRequestContext } from "@playwright/test";
-import { hashToken, newToken } from "../lib/auth/tokens";
+import { hashToken, newToken } from "@/lib/auth";
 import { withConnection } from "../lib/db/connection";
 import { migrate } from "../lib/db/migrate";
 import { resolveTestServer } from "../testing/db/test-server";

@@ -335,7 +335,6 @@ test("an owner skips a gap: the dialog names the range declared lost, then the s
 
 test("two owners act on the same record at once: one succeeds, the other sees the conflict", async ({
   page,
-  server,
   loginAs,
   anotherPerson,
   report,

@@ -29,7 +29,6 @@ async function expectClean(page: Page, what: string) {
 for (const width of [1280, 390]) {
   test(`save a shared view, open it from the navigation, another person sees it (${width} px)`, async ({
     page,
-    server,
     loginAs,
     anotherPerson,
     report,

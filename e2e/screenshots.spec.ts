@@ -198,7 +198,6 @@ async function shoot(page: Page, name: string): Promise<string> {
 
 test("screenshots of the queue, a record of each category and the decision log", async ({
   page,
-  baseURL,
   loginAs,
   anotherPerson,
   report,

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import http from "node:http";
-import { SIGN_IN_RATE_LIMIT } from "../lib/auth/better-auth";
+import { SIGN_IN_RATE_LIMIT } from "@/lib/auth";
 import { PEER_ADDRESS_HEADER } from "../lib/net/peer-address";
 import { expect, startServer, stopServer, test } from "./fixtures";
 

@@ -10,7 +10,7 @@ import type { IncomingMessage, Outcome, Transport } from "@review-console/consum
 import { closeDb, db } from "@/lib/db/client";
 import { LOCAL_DATA_DIR, localDatabase } from "@/lib/db/local";
 import { migrate } from "@/lib/db/migrate";
-import { demoCredentials } from "@/lib/seed/demo-credentials";
+import { demoCredentials } from "@/lib/seed";
 import { prometheusMetrics, serveMetrics } from "@review-console/consumer/metrics";
 import { Registry } from "prom-client";
 

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import path from "node:path";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import type { Role } from "@/lib/access/client";
 import { sleep } from "@review-console/consumer";
 

@@ -13,7 +13,7 @@ import { startEmbeddedPostgres } from "@/lib/db/embedded";
 import { migrate } from "@/lib/db/migrate";
 import { ensureRuntimeRole, withCredentials } from "@/lib/db/roles";
 import { freePort } from "@/lib/net/local-server";
-import { createUser } from "@/lib/users/create-user";
+import { createUser } from "@/lib/users";
 import { FakeEmailProvider } from "@/testing/worker/demo/fake-email-provider";
 import { connectRedis, reminder } from "@/testing/worker/harness";
 import type { RedisClient } from "@review-console/consumer/redis";

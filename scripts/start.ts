@@ -11,8 +11,8 @@ import { LOCAL_RUNTIME_ROLE, localDatabase, localRuntimePassword, migrationDatab
 import { migrate } from "@/lib/db/migrate";
 import { reportMessage, runMain } from "./run-main";
 import { ensureRuntimeRole, refreshRuntimeGrants, withCredentials } from "@/lib/db/roles";
-import type { DemoCredentials } from "@/lib/seed/demo";
-import { DEMO_CREDENTIALS_FILE, demoCredentials } from "@/lib/seed/demo-credentials";
+import type { DemoCredentials } from "@/lib/seed";
+import { DEMO_CREDENTIALS_FILE, demoCredentials } from "@/lib/seed";
 
 // `npm start`: a database (DATABASE_URL, or an embedded PostgreSQL under .data/), migrations
 // (as MIGRATION_DATABASE_URL's owner when set), the demo set on an empty embedded database (or

@@ -5,10 +5,10 @@ import { PeopleSection } from "@/components/admin/people-section";
 import { DomainsSection } from "@/components/admin/domains-section";
 import { domainsOptions, peopleOptions, tokensOptions } from "@/components/admin/queries";
 import { TokensSection } from "@/components/admin/tokens-section";
-import { requireUser } from "@/lib/auth/session";
-import { listDomains } from "@/lib/domains/manage";
-import { listTokens } from "@/lib/tokens/list-tokens";
-import { listUsers } from "@/lib/users/list-users";
+import { requireUser } from "@/lib/auth";
+import { listDomains } from "@/lib/domains";
+import { listTokens } from "@/lib/tokens";
+import { listUsers } from "@/lib/users";
 
 export const metadata: Metadata = { title: "Administration · Review Console" };
 

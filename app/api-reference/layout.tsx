@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { AppShell } from "@/components/app-shell";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 
 // Every signed-in person may read the API's reference (the document itself is public at
 // /api/openapi.json); a signed-out visit is a real redirect to /login, as in app/audit.

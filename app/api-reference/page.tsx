@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { ApiReference } from "@/components/api-reference/reference";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 import { servedReferenceModel } from "@/lib/openapi/served-reference";
 
 export const metadata: Metadata = { title: "API reference · Review Console" };

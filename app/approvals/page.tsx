@@ -3,7 +3,7 @@ import styles from "@/components/approvals/approvals.module.css";
 import { ApprovalsView } from "@/components/approvals/approvals-view";
 import { PoliciesSection } from "@/components/approvals/policies-section";
 import { can } from "@/lib/access/client";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 
 export const metadata: Metadata = { title: "Approvals · Review Console" };
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { AppShell } from "@/components/app-shell";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 
 // The permission check lives here, outside loading.tsx's Suspense boundary, so a refusal is a
 // real 403 (forbidden()) and a signed-out visit a real redirect, not a streamed 200. The page

@@ -6,10 +6,8 @@ import { CheckpointStatus } from "@/components/audit/checkpoint-status";
 import { DecisionLog } from "@/components/audit/decision-log";
 import type { AuditPage } from "@/components/audit/model";
 import { AUDIT_PAGE_SIZE, auditListOptions } from "@/components/audit/queries";
-import { latestStoredCheckpoint } from "@/lib/audit/checkpoint-store";
-import { distinctAuditValues, listDecisions } from "@/lib/audit/list";
-import { auditListQuerySchema } from "@/lib/audit/schema";
-import { requireUser } from "@/lib/auth/session";
+import { latestStoredCheckpoint, distinctAuditValues, listDecisions, auditListQuerySchema } from "@/lib/audit";
+import { requireUser } from "@/lib/auth";
 import { log } from "@/lib/log";
 
 export const metadata: Metadata = { title: "Decision log · Review Console" };

@@ -1,7 +1,7 @@
 "use client";
 
 import { type FormEvent, useId, useRef, useState, useSyncExternalStore } from "react";
-import { authClient } from "@/lib/auth/auth-client";
+import { authClient } from "@/lib/auth/client";
 import { CardError, CardField } from "./card-fields";
 import styles from "./login.module.css";
 

@@ -1,9 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { SignOutButton } from "@/components/sign-out-button";
-import { HOME_PATH, safeNextPath } from "@/lib/auth/next-path";
-import { currentUser } from "@/lib/auth/session";
-import { oidcSettings } from "@/lib/auth/oidc-settings";
+import { HOME_PATH, safeNextPath, currentUser, oidcSettings } from "@/lib/auth";
 import { config } from "@/lib/config";
 import { LoginForm } from "./login-form";
 import { SsoButton } from "./sso-button";

@@ -1,8 +1,7 @@
 "use client";
 
 import { useState, useSyncExternalStore } from "react";
-import { authClient } from "@/lib/auth/auth-client";
-import { OIDC_PROVIDER_ID } from "@/lib/auth/oidc-config";
+import { authClient, OIDC_PROVIDER_ID } from "@/lib/auth/client";
 import styles from "./login.module.css";
 
 /**

@@ -4,10 +4,10 @@ import { CheckpointStatus } from "@/components/audit/checkpoint-status";
 import { isWindow, type Overview } from "@/components/overview/model";
 import { OverviewView } from "@/components/overview/overview-view";
 import { overviewOptions } from "@/components/overview/queries";
-import { latestStoredCheckpoint } from "@/lib/audit/checkpoint-store";
-import { requireUser } from "@/lib/auth/session";
+import { latestStoredCheckpoint } from "@/lib/audit";
+import { requireUser } from "@/lib/auth";
 import { log } from "@/lib/log";
-import { overview } from "@/lib/overview/overview";
+import { overview } from "@/lib/overview";
 
 export const metadata: Metadata = { title: "Overview · Review Console" };
 

@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { type FormEvent, useEffect, useId, useState } from "react";
-import { authClient } from "@/lib/auth/auth-client";
+import { authClient } from "@/lib/auth/client";
 import { CardError, CardField } from "../login/card-fields";
 import styles from "../login/login.module.css";
 

@@ -1,9 +1,9 @@
 import { queryOptions } from "@tanstack/react-query";
 import { apiGet } from "@/lib/client/api";
 import { adminKeys } from "@/lib/client/query-keys";
-import type { DomainView } from "@/lib/domains/domain-view";
-import type { TokenView } from "@/lib/tokens/token-view";
-import type { PersonView } from "@/lib/users/person-view";
+import type { DomainView } from "@/lib/domains";
+import type { TokenView } from "@/lib/tokens";
+import type { PersonView } from "@/lib/users";
 
 // Query definitions of the admin page (docs/api-additions.md, "People and tokens").
 

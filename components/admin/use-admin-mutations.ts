@@ -3,8 +3,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiDelete, apiPost, apiPut } from "@/lib/client/api";
 import { adminKeys, operationKeys } from "@/lib/client/query-keys";
-import type { TokenView } from "@/lib/tokens/token-view";
-import type { PersonView } from "@/lib/users/person-view";
+import type { TokenView } from "@/lib/tokens";
+import type { PersonView } from "@/lib/users";
 
 /** A one-time link to set a password, as the API answers it. */
 export interface LinkAnswer {

@@ -1,7 +1,7 @@
 "use client";
 
 import { useId, useState } from "react";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 import { ApiRequestError } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
 import { Field, Textarea } from "@/components/ui/field";

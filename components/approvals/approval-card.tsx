@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 import { Badge } from "@/components/ui/badge";
 import { Time } from "@/components/ui/time-zone";
 import { ApprovalAnswer } from "./approval-answer";

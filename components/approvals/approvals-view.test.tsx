@@ -1,7 +1,7 @@
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 import { ApprovalsView } from "./approvals-view";
 
 // The approvals page read as a conversation: what the request would run, where a held request

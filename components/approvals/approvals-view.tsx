@@ -2,8 +2,8 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { APPROVAL_STATUSES, type ApprovalStatus } from "@/lib/approvals/schema";
-import type { ApprovalView } from "@/lib/approvals/view";
+import { APPROVAL_STATUSES, type ApprovalStatus } from "@/lib/approvals/client";
+import type { ApprovalView } from "@/lib/approvals";
 import { Field, Select } from "@/components/ui/field";
 import { Notice } from "@/components/ui/notice";
 import { Section } from "@/components/ui/section";

@@ -5,10 +5,10 @@ import Link from "next/link";
 import { selectionSummary, selectionTerms } from "@/components/operations/selection-text";
 import { formatCount } from "@/components/operations/model";
 import { Time } from "@/components/ui/time-zone";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 import { apiGet } from "@/lib/client/api";
 import { reviewKeys } from "@/lib/client/query-keys";
-import type { Selection } from "@/lib/operations/types";
+import type { Selection } from "@/lib/operations/client";
 import { detailPath, type ReviewDetail } from "@/components/record/types";
 import styles from "./approvals.module.css";
 

@@ -1,4 +1,4 @@
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 
 /** What an approval request would do, in words. */
 export function describeDecision(approval: ApprovalView): string {

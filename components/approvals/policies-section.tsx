@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useId, useState } from "react";
-import { APPROVAL_DECISIONS, type ApprovalDecision } from "@/lib/approvals/schema";
+import { APPROVAL_DECISIONS, type ApprovalDecision } from "@/lib/approvals/client";
 import { ApiRequestError } from "@/lib/client/api";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Select } from "@/components/ui/field";

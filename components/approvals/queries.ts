@@ -1,7 +1,6 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
-import type { PolicyView } from "@/lib/approvals/policies";
-import type { ApprovalDecision, ApprovalStatus } from "@/lib/approvals/schema";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { PolicyView, ApprovalView } from "@/lib/approvals";
+import type { ApprovalDecision, ApprovalStatus } from "@/lib/approvals/client";
 import { apiGet, apiPost, apiPut, queryString } from "@/lib/client/api";
 import { reviewKeys } from "@/lib/client/query-keys";
 

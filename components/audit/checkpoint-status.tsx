@@ -1,5 +1,5 @@
 import { Time } from "@/components/ui/time-zone";
-import type { StoredCheckpoint } from "@/lib/audit/checkpoint-store";
+import type { StoredCheckpoint } from "@/lib/audit";
 import styles from "./audit.module.css";
 
 const numberFormat = new Intl.NumberFormat("en-US");

@@ -1,4 +1,4 @@
-import type { AuditEntry as ServedAuditEntry } from "@/lib/audit/schema";
+import type { AuditEntry as ServedAuditEntry } from "@/lib/audit";
 
 // The decision log as the API serves it (GET /api/v1/audit, /audit/verification).
 

@@ -6,7 +6,7 @@ import { Button } from "@/components/ui/button";
 import { EmptyState, QueryState } from "@/components/ui/states";
 import { DataTable } from "@/components/ui/table";
 import { Time, useTimes } from "@/components/ui/time-zone";
-import type { DeliveryView, WebhookView } from "@/lib/notifications/response-schemas";
+import type { DeliveryView, WebhookView } from "@/lib/notifications";
 import { deliveriesOptions, RECENT_DELIVERIES } from "./queries";
 import styles from "./webhooks.module.css";
 

@@ -1,7 +1,7 @@
 import { queryOptions } from "@tanstack/react-query";
 import { apiGet } from "@/lib/client/api";
 import { adminKeys } from "@/lib/client/query-keys";
-import type { DeliveryView, WebhookView } from "@/lib/notifications/response-schemas";
+import type { DeliveryView, WebhookView } from "@/lib/notifications";
 
 // Query definitions of the webhooks page (docs/decisions/0048-webhooks-in-the-console.md).
 

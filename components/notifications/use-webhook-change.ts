@@ -3,8 +3,7 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiPost, apiPut } from "@/lib/client/api";
 import { adminKeys } from "@/lib/client/query-keys";
-import type { WebhookDefinition } from "@/lib/notifications/endpoint-schema";
-import type { DeliveryView, WebhookView } from "@/lib/notifications/response-schemas";
+import type { WebhookDefinition, DeliveryView, WebhookView } from "@/lib/notifications";
 
 /** Every change the webhooks page makes, as the API takes it (docs/api-additions.md). */
 export type WebhookChange =

@@ -4,9 +4,8 @@ import { useId, useState } from "react";
 import { DomainField } from "@/components/admin/domain-field";
 import { Choice, Field, Fieldset, Input, Select } from "@/components/ui/field";
 import { ReasonForm } from "@/components/ui/reason-form";
-import type { WebhookDefinition } from "@/lib/notifications/endpoint-schema";
-import { EVENT_TYPES, WEBHOOK_FORMATS } from "@/lib/notifications/events";
-import type { WebhookView } from "@/lib/notifications/response-schemas";
+import type { WebhookDefinition, WebhookView } from "@/lib/notifications";
+import { EVENT_TYPES, WEBHOOK_FORMATS } from "@/lib/notifications/client";
 
 /** A threshold's field: empty is none; what the server refuses it names (400 naming the field). */
 const threshold = (text: string): number | null => (text.trim() === "" ? null : Number(text));

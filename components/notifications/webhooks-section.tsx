@@ -11,7 +11,7 @@ import { Section } from "@/components/ui/section";
 import { EmptyState, QueryState, StatusLine } from "@/components/ui/states";
 import { Time } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
-import type { DeliveryView, WebhookView } from "@/lib/notifications/response-schemas";
+import type { DeliveryView, WebhookView } from "@/lib/notifications";
 import { DeliveriesTable } from "./deliveries-table";
 import { webhooksOptions } from "./queries";
 import { useWebhookChange } from "./use-webhook-change";

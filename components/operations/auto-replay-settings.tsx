@@ -11,7 +11,7 @@ import { DataTable } from "@/components/ui/table";
 import { Time, ZonedHeading } from "@/components/ui/time-zone";
 import { useChangeDialog } from "@/components/ui/use-change-dialog";
 import { type Role, type Grant, holdsPermission } from "@/lib/access/client";
-import type { KindAutoReplay } from "@/lib/operations/types";
+import type { KindAutoReplay } from "@/lib/operations/client";
 import { formatCount } from "./model";
 import styles from "./operations.module.css";
 import { problemOf } from "./problem";

@@ -6,8 +6,8 @@ import { type FormEvent, useState } from "react";
 import { Button, ButtonRow } from "@/components/ui/button";
 import { Field, FieldError, Input, Select } from "@/components/ui/field";
 import { Section } from "@/components/ui/section";
-import type { OperationAction } from "@/lib/operations/types";
-import { REVIEW_STATUSES } from "@/lib/reviews/schema";
+import type { OperationAction } from "@/lib/operations/client";
+import { REVIEW_STATUSES } from "@/lib/reviews/client";
 import styles from "./operations.module.css";
 import { newOperationHref } from "./selection-params";
 

@@ -5,7 +5,7 @@ import { Button, ButtonRow } from "@/components/ui/button";
 import { CheckConfirm } from "@/components/ui/field";
 import { type Problem, ProblemNotice } from "@/components/ui/notice";
 import { Time, type Times, useTimes } from "@/components/ui/time-zone";
-import type { DryRun, OperationView } from "@/lib/operations/types";
+import type { DryRun, OperationView } from "@/lib/operations/client";
 import { DryRunTable } from "./dry-run-table";
 import { ACTION_LABEL, formatCount, percent } from "./model";
 import styles from "./operations.module.css";

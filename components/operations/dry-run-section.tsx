@@ -2,7 +2,7 @@
 
 import { useId, useState } from "react";
 import { Time } from "@/components/ui/time-zone";
-import type { OperationView, Verdict } from "@/lib/operations/types";
+import type { OperationView, Verdict } from "@/lib/operations/client";
 import { Section } from "@/components/ui/section";
 import { DryRunTable } from "./dry-run-table";
 import { ItemsList } from "./items-list";

@@ -1,6 +1,6 @@
 import { Button } from "@/components/ui/button";
 import { DataTable } from "@/components/ui/table";
-import { type DryRun, type Verdict, VERDICTS } from "@/lib/operations/types";
+import { type DryRun, type Verdict, VERDICTS } from "@/lib/operations/client";
 import { formatCount, VERDICT_MEANING } from "./model";
 import { VerdictBadge } from "./operation-badges";
 import styles from "./operations.module.css";

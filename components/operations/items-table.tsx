@@ -2,7 +2,7 @@ import Link from "next/link";
 import { StatusBadge } from "@/components/ui/review-badges";
 import { DataTable } from "@/components/ui/table";
 import { Time, ZonedHeading } from "@/components/ui/time-zone";
-import type { OperationItemView } from "@/lib/operations/types";
+import type { OperationItemView } from "@/lib/operations/client";
 import { ItemStateBadge, VerdictBadge } from "./operation-badges";
 
 /** The records of an operation, one row each, in dispatch order; each links to its record. */

@@ -9,8 +9,9 @@ import {
   type OperationState,
   type OperationView,
   type Verdict,
-} from "@/lib/operations/types";
-import { operationOutcome, type OperationOutcome } from "@/lib/operations/outcome";
+  operationOutcome,
+  type OperationOutcome,
+} from "@/lib/operations/client";
 
 // The console's vocabulary for bulk operations (docs/operations.md): labels, tones and who may
 // start what. Types and constants only come from lib/operations/types.ts (isomorphic).

@@ -1,5 +1,5 @@
-import { createOperationSchema, DEFAULT_RATE, MAX_RATE } from "@/lib/operations/schema";
-import type { OperationAction, Selection } from "@/lib/operations/types";
+import { createOperationSchema, DEFAULT_RATE, MAX_RATE } from "@/lib/operations/client";
+import type { OperationAction, Selection } from "@/lib/operations/client";
 import { UTC, wallClockToIso } from "@/lib/time-zone";
 import type { FieldErrors } from "./problem";
 import type { CreateOperationRequest } from "./use-operation-mutations";

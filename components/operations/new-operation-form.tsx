@@ -8,7 +8,7 @@ import { type IssueLink, Notice, type Problem, ProblemNotice } from "@/component
 import { Section } from "@/components/ui/section";
 import { type Role, type Grant } from "@/lib/access/client";
 import { ApiRequestError } from "@/lib/client/api";
-import type { OperationAction } from "@/lib/operations/types";
+import type { OperationAction } from "@/lib/operations/client";
 import { forgetTicks } from "@/components/queue/list-memory";
 import { ChooseSelection } from "./choose-selection";
 import { ACTION_EXPLANATION, ACTION_LABEL, allowedOperationActions, formatCount } from "./model";

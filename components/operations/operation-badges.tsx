@@ -1,6 +1,5 @@
 import { Badge } from "@/components/ui/badge";
-import type { OperationOutcome } from "@/lib/operations/outcome";
-import type { ItemState, OperationState, Verdict } from "@/lib/operations/types";
+import type { OperationOutcome, ItemState, OperationState, Verdict } from "@/lib/operations/client";
 import { ITEM_STATE_TONE, STATE_TONE, VERDICT_MEANING, VERDICT_TONE } from "./model";
 
 // The word is always shown; the colour only repeats it. Unknown values (a newer server) still render.

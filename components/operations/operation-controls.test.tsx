@@ -2,8 +2,8 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen } from "@testing-library/react";
 import type { ReactNode } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { operationOutcome } from "@/lib/operations/outcome";
-import type { OperationView } from "@/lib/operations/types";
+import { operationOutcome } from "@/lib/operations";
+import type { OperationView } from "@/lib/operations";
 import { OperationStateBadge } from "./operation-badges";
 import { OperationControls } from "./operation-controls";
 

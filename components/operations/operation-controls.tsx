@@ -9,7 +9,7 @@ import { ReasonForm } from "@/components/ui/reason-form";
 import { Section } from "@/components/ui/section";
 import { StatusLine } from "@/components/ui/states";
 import type { Role } from "@/lib/access/client";
-import { actingCount, type OperationState, type OperationView } from "@/lib/operations/types";
+import { actingCount, type OperationState, type OperationView } from "@/lib/operations/client";
 import { ConfirmForm } from "./confirm-form";
 import { ACTION_LABEL, formatCount } from "./model";
 import styles from "./operations.module.css";

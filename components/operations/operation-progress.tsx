@@ -1,4 +1,4 @@
-import type { ItemState, OperationView } from "@/lib/operations/types";
+import type { ItemState, OperationView } from "@/lib/operations/client";
 import { Section } from "@/components/ui/section";
 import { formatCount, ITEM_STATE_ORDER, OUTCOME_PARTS, outcomeOf, outcomeText, percent } from "./model";
 import { ItemStateBadge } from "./operation-badges";

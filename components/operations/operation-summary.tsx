@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import { Time } from "@/components/ui/time-zone";
-import type { OperationView } from "@/lib/operations/types";
+import type { OperationView } from "@/lib/operations/client";
 import { Section } from "@/components/ui/section";
 import { ACTION_LABEL, formatCount, percent } from "./model";
 import styles from "./operations.module.css";

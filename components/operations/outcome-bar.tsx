@@ -1,4 +1,4 @@
-import type { OperationOutcome } from "@/lib/operations/outcome";
+import type { OperationOutcome } from "@/lib/operations/client";
 import { formatCount, outcomeText } from "./model";
 import styles from "./operations.module.css";
 

@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { Field, Select } from "@/components/ui/field";
 import { Section } from "@/components/ui/section";
-import { ITEM_STATES, type OperationView } from "@/lib/operations/types";
+import { ITEM_STATES, type OperationView } from "@/lib/operations/client";
 import { ItemsList } from "./items-list";
 import { formatCount } from "./model";
 import styles from "./operations.module.css";

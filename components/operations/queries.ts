@@ -1,7 +1,7 @@
 import { infiniteQueryOptions, queryOptions } from "@tanstack/react-query";
 import { apiGet, queryString } from "@/lib/client/api";
 import { operationKeys, type OperationItemFilters } from "@/lib/client/query-keys";
-import type { KindAutoReplay, OperationView } from "@/lib/operations/types";
+import type { KindAutoReplay, OperationView } from "@/lib/operations/client";
 import type { AuditPage } from "@/components/audit/model";
 import { isLive, LIVE_REFRESH_MS, type OperationItemsPage, type OperationsPage } from "./model";
 

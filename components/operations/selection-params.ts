@@ -1,4 +1,4 @@
-import { OPERATION_ACTIONS, type OperationAction, type Selection } from "@/lib/operations/types";
+import { OPERATION_ACTIONS, type OperationAction, type Selection } from "@/lib/operations/client";
 import { isUuid } from "@/lib/domain/ids";
 
 // The new-operation form's query string: `action`, and one of `ids` (comma-separated), `filter`

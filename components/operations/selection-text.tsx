@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { Selection } from "@/lib/operations/types";
+import type { Selection } from "@/lib/operations/client";
 import { FILTER_KEYS } from "./selection-params";
 import { formatCount } from "./model";
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { Role } from "@/lib/access/client";
-import { unfinishedCount } from "@/lib/operations/outcome";
-import type { OperationView } from "@/lib/operations/types";
+import { unfinishedCount } from "@/lib/operations/client";
+import type { OperationView } from "@/lib/operations/client";
 import { buttonClassName } from "@/components/ui/button";
 import { allowedOperationActions, formatCount } from "./model";
 import { newOperationHref } from "./selection-params";

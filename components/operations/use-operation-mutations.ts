@@ -3,8 +3,8 @@
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiPost, apiPut, ApiRequestError } from "@/lib/client/api";
 import { operationKeys, reviewKeys } from "@/lib/client/query-keys";
-import type { KindAutoReplay, OperationAction, OperationView, Selection } from "@/lib/operations/types";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { KindAutoReplay, OperationAction, OperationView, Selection } from "@/lib/operations/client";
+import type { ApprovalView } from "@/lib/approvals";
 import { operationPath } from "./queries";
 
 export interface CreateOperationRequest {

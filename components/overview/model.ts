@@ -1,4 +1,4 @@
-import type { ArrivalSeries, Overview, OverviewWindow } from "@/lib/overview/overview";
+import type { ArrivalSeries, Overview, OverviewWindow } from "@/lib/overview";
 import { UTC, wallClockOf, zoneLabel } from "@/lib/time-zone";
 
 // The overview's view of the API (GET /api/v1/overview, docs/api.md). Only types come from lib/,

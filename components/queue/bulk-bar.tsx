@@ -4,7 +4,7 @@ import Link from "next/link";
 import { ACTION_LABEL } from "@/components/operations/model";
 import { MAX_IDS_IN_LINK, newOperationHref } from "@/components/operations/selection-params";
 import { Button, buttonClassName } from "@/components/ui/button";
-import type { OperationAction } from "@/lib/operations/types";
+import type { OperationAction } from "@/lib/operations/client";
 import type { QueueFilters } from "./queue-params";
 import styles from "./queue.module.css";
 

@@ -4,7 +4,7 @@ import Link from "next/link";
 import { ACTION_LABEL } from "@/components/operations/model";
 import { newOperationHref } from "@/components/operations/selection-params";
 import { Button, buttonClassName } from "@/components/ui/button";
-import type { OperationAction } from "@/lib/operations/types";
+import type { OperationAction } from "@/lib/operations/client";
 import { SkeletonRows } from "@/components/ui/skeleton";
 import { DataTable, TableMessage } from "@/components/ui/table";
 import { Age } from "@/components/ui/time-zone";

@@ -1,8 +1,6 @@
 import type { ReviewCategory } from "@review-console/contract";
-import type { ReviewStatus } from "@/lib/reviews/schema";
-import type { ReviewGroup } from "@/lib/reviews/groups";
-import type { ReviewQueueItem } from "@/lib/reviews/list";
-import type { ReviewStats } from "@/lib/reviews/stats";
+import type { ReviewStatus } from "@/lib/reviews/client";
+import type { ReviewGroup, ReviewQueueItem, ReviewStats } from "@/lib/reviews";
 
 // The queue's view of the API (docs/api.md, GET /api/v1/reviews, /stats, /groups). Only types
 // come from lib/ (plus isomorphic constants of lib/reviews/schema.ts), so no server code reaches
@@ -27,10 +25,9 @@ export const STATUSES_COMPLETE: Missing<ReviewStatus, (typeof STATUSES)[number]>
 export const CATEGORIES_COMPLETE: Missing<ReviewCategory, (typeof CATEGORIES)[number]> = true;
 
 /** The `errorClass` (and `kind`) filter value that selects records without one. */
-export { ERROR_CLASS_NONE } from "@/lib/reviews/schema";
+export { ERROR_CLASS_NONE, LIST_SORTS, type ListSort, type ListSortField } from "@/lib/reviews/client";
 
 /** The list's orders (`sort=`): a field, ascending, or descending with a leading `-`. */
-export { LIST_SORTS, type ListSort, type ListSortField } from "@/lib/reviews/schema";
 
 /** A row of the queue: the list API's item, as the server types it. */
 export type QueueItem = ReviewQueueItem;

@@ -1,4 +1,4 @@
-import { ALL_STATUSES, DEFAULT_STATUS, GROUPED_VIEW } from "@/lib/reviews/queue-url";
+import { ALL_STATUSES, DEFAULT_STATUS, GROUPED_VIEW } from "@/lib/reviews/client";
 import { CATEGORIES, LIST_SORTS, type ListSort, STATUSES } from "./model";
 
 // The queue's URL is its state: this module turns a query string into the filters sent to the

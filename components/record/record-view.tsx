@@ -1,7 +1,7 @@
 "use client";
 
 import { type Role, type Grant } from "@/lib/access/client";
-import type { Authority } from "@/lib/reviews/action-rules";
+import type { Authority } from "@/lib/reviews/client";
 import { RecordApproval } from "@/components/approvals/record-approval";
 import { Topline } from "@/components/ui/topline";
 import { ActionPanel } from "./actions/action-panel";

@@ -1,4 +1,4 @@
-import { ACTIVE_STATUSES } from "@/lib/reviews/schema";
+import { ACTIVE_STATUSES } from "@/lib/reviews/client";
 import { rangeText } from "./format";
 import type { HeldRecord, ReviewDetail } from "./types";
 

@@ -1,5 +1,5 @@
-import type { RecordOperationRef } from "@/lib/operations/types";
-import type { AssigneeRef, ReviewListItem } from "@/lib/reviews/list";
+import type { RecordOperationRef } from "@/lib/operations/client";
+import type { AssigneeRef, ReviewListItem } from "@/lib/reviews";
 
 // The answer of GET /api/v1/reviews/{id} as the console reads it. JSON columns stay `unknown`
 // and are narrowed where they are shown: a message may be anything a producer sent.

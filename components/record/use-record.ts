@@ -2,9 +2,9 @@
 
 import { queryOptions, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { apiGet, apiPost, ApiRequestError } from "@/lib/client/api";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 import { reviewKeys } from "@/lib/client/query-keys";
-import type { ActionRequest } from "@/lib/reviews/action-rules";
+import type { ActionRequest } from "@/lib/reviews/client";
 import { detailPath, type ReviewDetail } from "./types";
 
 /** Live enough to notice a colleague's action while reading, light enough to leave open all day. */

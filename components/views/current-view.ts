@@ -1,5 +1,5 @@
-import type { SavedView } from "@/lib/views/response-schemas";
-import { savedQueryOf } from "@/lib/views/saved-query";
+import type { SavedView } from "@/lib/views";
+import { savedQueryOf } from "@/lib/views/client";
 
 /** Where a saved view opens: the queue with its query. */
 export function viewHref(view: Pick<SavedView, "query">): string {

@@ -1,7 +1,7 @@
 import { queryOptions, useMutation, useQueryClient } from "@tanstack/react-query";
 import { apiDelete, apiGet, apiPost, apiPut } from "@/lib/client/api";
 import { viewKeys } from "@/lib/client/query-keys";
-import type { SavedView } from "@/lib/views/response-schemas";
+import type { SavedView } from "@/lib/views";
 
 // Saved views of the queue (docs/api-additions.md, "Saved views"): one list, read by the
 // navigation and the queue's dialog; every change refreshes it.

@@ -1,6 +1,6 @@
 import { dehydrate, HydrationBoundary, noop, QueryClient } from "@tanstack/react-query";
 import { Suspense } from "react";
-import { listViewsOf } from "@/lib/views/store";
+import { listViewsOf } from "@/lib/views";
 import { savedViewsOptions } from "./queries";
 import { ViewsMenu } from "./views-menu";
 

@@ -4,7 +4,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname, useSearchParams } from "next/navigation";
 import { useEffect, useId, useRef, useState } from "react";
-import type { SavedView } from "@/lib/views/response-schemas";
+import type { SavedView } from "@/lib/views";
 import { currentViewId, viewHref } from "./current-view";
 import { savedViewsOptions } from "./queries";
 import styles from "./views.module.css";

@@ -1,11 +1,11 @@
 import { type Actor, grantsOf, domainsWhere, standingOf, domainOfColumn, domainsRefused } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { isUuid } from "@/lib/domain/ids";
-import { createOperationInTx } from "@/lib/operations/create";
-import type { CreateOperationRequest } from "@/lib/operations/schema";
-import type { ActionRequest } from "@/lib/reviews/action-rules";
+import { createOperationInTx } from "@/lib/operations";
+import type { CreateOperationRequest } from "@/lib/operations";
+import type { ActionRequest } from "@/lib/reviews";
 import { performActionInTx } from "@/lib/actions/perform-action";
 import {
   approvalLogDetails,
@@ -16,11 +16,12 @@ import {
   mayDecide,
   mayView,
   toView,
-} from "@/lib/approvals/store";
+  requesterLost,
+  withdrawRequest,
+} from "@/lib/approvals";
 import type { Tx } from "@/lib/db/client";
-import { requesterLost, withdrawRequest } from "@/lib/approvals/withdraw";
 import type { Permission } from "@/lib/access/client";
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 
 /**
  * The request's author as they stand now (lib/access standingOf): the decision runs with their

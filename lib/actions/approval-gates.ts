@@ -1,13 +1,17 @@
 import { type Actor, NO_DOMAIN } from "@/lib/access";
 import type { Prisma } from "@/lib/generated/prisma/client";
-import { operationPermission, type OperationApprovalGate } from "@/lib/operations/create";
-import { ACTION_RULES } from "@/lib/reviews/action-rules";
+import { operationPermission, type OperationApprovalGate } from "@/lib/operations";
+import { ACTION_RULES } from "@/lib/reviews";
 import type { ActionApprovalGate } from "@/lib/actions/perform-action";
-import { pendingRequestRefusal } from "@/lib/approvals/pending";
-import { refuseDuplicateOperationRequest } from "@/lib/approvals/duplicates";
-import { effectivePolicy } from "@/lib/approvals/policies";
-import { isApprovableAction } from "@/lib/approvals/schema";
-import { expireOverdue, storeApproval, toView } from "@/lib/approvals/store";
+import {
+  pendingRequestRefusal,
+  refuseDuplicateOperationRequest,
+  effectivePolicy,
+  isApprovableAction,
+  expireOverdue,
+  storeApproval,
+  toView,
+} from "@/lib/approvals";
 import type { Tx } from "@/lib/db/client";
 
 async function domainOfKind(tx: Tx, kind: string | null): Promise<string | null> {

@@ -1,15 +1,15 @@
 import { type Actor, systemActor, grantsOf, canIn, domainsWhere, domainOfKind, mayRead, actorRef } from "@/lib/access";
 import type { Grant } from "@/lib/access/client";
 import { type DomainPattern, matchDomain } from "@/lib/domain/kinds";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { defaultKindRegistry } from "@review-console/contract";
 import { db } from "@/lib/db/client";
 import { forbidden, notFound, Refusal } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";
 import { performAction } from "@/lib/actions/perform-action";
-import { AUTO_REPLAY_PERMISSION, pauseSwitch, switchAuthorityLost } from "@/lib/operations/authority";
-import type { KindAutoReplay } from "@/lib/operations/types";
+import { AUTO_REPLAY_PERMISSION, pauseSwitch, switchAuthorityLost } from "@/lib/operations";
+import type { KindAutoReplay } from "@/lib/operations";
 
 // Gap release (docs/operations.md): a held sequence-gap record is "ready" once its missing
 // predecessors have been applied. Per kind, an owner may let ready records replay by themselves;

@@ -1,10 +1,9 @@
-import { operationsOfRecord } from "@/lib/operations/record-operations";
+import { operationsOfRecord } from "@/lib/operations";
 import { db } from "@/lib/db/client";
-import { actionsNeedingApproval } from "@/lib/approvals/needed";
+import { actionsNeedingApproval } from "@/lib/approvals";
 import { domainOfKind, type Grant, recordScope, scopeCondition } from "@/lib/access";
 import type { ReviewStatus as DbReviewStatus } from "@/lib/generated/prisma/enums";
-import type { ReviewListItem } from "@/lib/reviews/list";
-import type { ReviewStatus } from "@/lib/reviews/schema";
+import type { ReviewListItem, ReviewStatus } from "@/lib/reviews";
 
 /** Prisma names enum members with `_`; the API and the database use `-`. */
 export function apiEnum<T extends string>(value: string): T {

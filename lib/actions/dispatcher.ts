@@ -1,5 +1,5 @@
 import { type Actor, systemActor } from "@/lib/access";
-import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
+import { appendDecision, type DecisionEntry } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { Refusal } from "@/lib/domain/refusal";
 import type { Role } from "@/lib/generated/prisma/enums";
@@ -8,18 +8,20 @@ import { FailureBackoff } from "@/lib/failure-backoff";
 import { performActionInTx } from "./perform-action";
 import type { Tx } from "@/lib/db/client";
 import { sleep } from "@review-console/consumer";
-import { operationAuthority, pauseForLostAuthority } from "@/lib/operations/authority";
-import { autoReplayReady } from "./auto-replay";
 import {
+  operationAuthority,
+  pauseForLostAuthority,
   appendBatchEntries,
   type BatchItem,
   type BatchOutcome,
   type BatchResult,
   noteBatch,
   replayBatch,
-} from "@/lib/operations/batch-actions";
-import { completeIfDone, OPERATIONS_ACTOR } from "@/lib/operations/items-state";
-import type { OperationAction } from "@/lib/operations/types";
+  completeIfDone,
+  OPERATIONS_ACTOR,
+} from "@/lib/operations";
+import { autoReplayReady } from "./auto-replay";
+import type { OperationAction } from "@/lib/operations";
 
 interface DueOperation {
   id: string;

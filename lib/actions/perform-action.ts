@@ -1,18 +1,23 @@
 import { type Actor, grantsOf, may } from "@/lib/access";
-import type { ApprovalView } from "@/lib/approvals/view";
-import { operationItemRefusal, pendingRequestRefusal } from "@/lib/approvals/pending";
-import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
+import type { ApprovalView } from "@/lib/approvals";
+import { operationItemRefusal, pendingRequestRefusal } from "@/lib/approvals";
+import { appendDecision, type DecisionEntry } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound, unprocessable } from "@/lib/domain/refusal";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Tx } from "@/lib/db/client";
-import { ACTION_RULES, type ActionRequest, type AnyActionName, actionRefusal } from "@/lib/reviews/action-rules";
-import { sharedKeyRefusal } from "@/lib/reviews/cross-domain";
+import {
+  ACTION_RULES,
+  type ActionRequest,
+  type AnyActionName,
+  actionRefusal,
+  sharedKeyRefusal,
+  correctedEnvelope,
+} from "@/lib/reviews";
 import { dbStatus } from "./detail";
-import type { ReviewStatus } from "@/lib/reviews/schema";
-import { markOperationItems } from "@/lib/operations/items-state";
+import type { ReviewStatus } from "@/lib/reviews";
+import { markOperationItems } from "@/lib/operations";
 import { assign } from "./assign";
-import { correctedEnvelope } from "@/lib/reviews/corrected-envelope";
 import { reschedule, runNow, unschedule } from "./scheduled-replay";
 
 export interface LockedRecord {

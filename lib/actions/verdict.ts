@@ -2,9 +2,8 @@ import { z } from "zod";
 import { type Actor, domainOfKind, grantsOf, mayRead } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { notFound } from "@/lib/domain/refusal";
-import { type ItemVerdict, type JudgedRecord, judgeRecordReplay } from "@/lib/operations/dry-run";
-import { VERDICTS } from "@/lib/operations/types";
-import { correctedEnvelope } from "@/lib/reviews/corrected-envelope";
+import { type ItemVerdict, type JudgedRecord, judgeRecordReplay, VERDICTS } from "@/lib/operations";
+import { correctedEnvelope } from "@/lib/reviews";
 
 /** The body of POST /api/v1/reviews/{id}/verdict: the replay a person is about to confirm. */
 export const verdictRequestSchema = z

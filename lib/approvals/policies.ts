@@ -1,4 +1,4 @@
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { invalidField, notFound } from "@/lib/domain/refusal";
 import type { ApprovalDecision, PolicyRemoveRequest, PolicySetRequest } from "./schema";

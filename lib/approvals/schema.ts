@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { reasonSchema } from "@/lib/reviews/action-rules";
+import { reasonSchema } from "@/lib/reviews/client";
 
 // The four-eyes vocabulary (docs/decisions/0031-four-eyes-approvals.md). Isomorphic: the console's
 // forms read the same lists.

@@ -1,6 +1,6 @@
 import { type Actor, domainOfColumn, may } from "@/lib/access";
 import type { Permission } from "@/lib/access/client";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { Tx } from "@/lib/db/client";
 import type { ApprovalDecision, ApprovalStatus } from "./schema";

@@ -1,5 +1,5 @@
 import type { Actor } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
 import { isUuid } from "@/lib/domain/ids";

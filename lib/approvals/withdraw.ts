@@ -1,5 +1,5 @@
 import type { Permission } from "@/lib/access/client";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { type Standing, may } from "@/lib/access";
 import { APPROVALS_SYSTEM, approvalLogDetails, type ApprovalRow, domainsOf } from "./store";
 import type { Tx } from "@/lib/db/client";

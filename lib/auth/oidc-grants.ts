@@ -1,4 +1,4 @@
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { PERSON_ROLES, type PersonRole } from "@/lib/access/client";

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { appendStandaloneDecision } from "@/lib/audit/append";
+import { appendStandaloneDecision } from "@/lib/audit";
 import { log } from "@/lib/log";
 
 // One-time links to set a password (an invitation, a reset): Better Auth's own password-reset

@@ -1,14 +1,17 @@
-import { headers } from "next/headers";
-import { forbidden, redirect } from "next/navigation";
 import { cache } from "react";
 import { forbidden as forbiddenRefusal } from "@/lib/domain/refusal";
-import { recordForbidden } from "@/lib/audit/refusal-log";
+import { recordForbidden } from "@/lib/audit";
 import { sessionUser } from "./better-auth";
 import { loginPath } from "./next-path";
 import { type Grant, holdsPermission, type Permission } from "@/lib/access/client";
 
 // The signed-in person for server components, pages and route handlers. API handlers go
 // through authenticate() in ./authenticate.ts instead (tokens too, and the cross-site rule).
+// Next's request APIs are loaded on first use, not with this module: lib/auth's face is also
+// loaded by the console's own HTTP server (the intake fast path), outside Next, where
+// next/headers refuses to load.
+const headers = async () => (await import("next/headers")).headers();
+const navigation = () => import("next/navigation");
 
 export interface SessionUser {
   id: string;
@@ -53,10 +56,10 @@ const refusePage = cache(async (user: SessionUser, permission: Permission, path:
  */
 export async function requireUser(permission?: Permission, path?: string): Promise<SessionUser> {
   const user = await currentUser();
-  if (!user) redirect(loginPath(path));
+  if (!user) return (await navigation()).redirect(loginPath(path));
   if (permission && !holdsPermission(user.grants, permission)) {
     await refusePage(user, permission, path ?? null);
-    forbidden();
+    return (await navigation()).forbidden();
   }
   return user;
 }

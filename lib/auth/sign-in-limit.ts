@@ -1,5 +1,5 @@
 import { APIError, createAuthMiddleware, getIP, isAPIError } from "better-auth/api";
-import { appendStandaloneDecision } from "@/lib/audit/append";
+import { appendStandaloneDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { log } from "@/lib/log";

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db, dbPool } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { refuseScopedGlobalRole } from "@/lib/access/client";

@@ -1,6 +1,6 @@
 import { type ChangeActor } from "@/lib/access";
 import { type Role } from "@/lib/access/client";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";

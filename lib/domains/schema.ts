@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PERSON_ROLES } from "@/lib/access/client";
-import { reasonSchema } from "@/lib/reviews/action-rules";
+import { reasonSchema } from "@/lib/reviews/client";
 import { KIND_PATTERN } from "@/lib/domain/kinds";
 
 // The inputs of /api/v1/domains and /api/v1/people/{id}/grants (docs/api-additions.md), shared by

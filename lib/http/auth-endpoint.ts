@@ -1,7 +1,7 @@
 import { databaseAnswers } from "@/lib/db/answers";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { databaseUnavailableResponse } from "@/lib/http/refusal-response";
-import { authFor } from "@/lib/auth/better-auth";
+import { authFor } from "@/lib/auth";
 
 /**
  * Better Auth's endpoints (sign-in, sign-out, get-session, …) with the console's answer for a

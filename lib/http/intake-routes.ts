@@ -1,11 +1,18 @@
 import { validationError } from "@/lib/http/errors";
 import { reportDomainRefusal } from "@/lib/access";
-import { recordForbidden, refusedRequest } from "@/lib/audit/refusal-log";
+import { recordForbidden, refusedRequest } from "@/lib/audit";
 import { refusalBody, refusalStatus } from "@/lib/http/refusal-response";
 import { apiRoute, jsonAnswer, parseJsonBody } from "@/lib/http/route";
-import { intakeOutcomes, intakeReport, isRefused, type Report } from "@/lib/reviews/intake";
-import { rawMessageOf, rawMessagesOfRecords } from "@/lib/reviews/raw-messages";
-import { batchSchema, reportSchema } from "@/lib/reviews/schema";
+import {
+  intakeOutcomes,
+  intakeReport,
+  isRefused,
+  type Report,
+  rawMessageOf,
+  rawMessagesOfRecords,
+  batchSchema,
+  reportSchema,
+} from "@/lib/reviews";
 
 // The two intake handlers, framework-free (a request in, a JsonAnswer out, lib/http/route.ts):
 // Next's routes (app/api/v1/reviews/route.ts, .../batch/route.ts) export them as their POST, and the console's

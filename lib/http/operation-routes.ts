@@ -2,7 +2,7 @@ import type { z } from "zod";
 import { type Actor, grantsOf } from "@/lib/access";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
-import { getOperation, operationExists } from "@/lib/operations/view";
+import { getOperation, operationExists } from "@/lib/operations";
 import { apiRoute, parseJsonBody } from "./route";
 
 // What the routes under /api/v1/operations share: the operation named by the path, and the

@@ -1,7 +1,7 @@
-import { requestOrigin } from "@/lib/auth/better-auth";
-import type { PasswordLink } from "@/lib/auth/password-links";
+import { requestOrigin } from "@/lib/auth";
+import type { PasswordLink } from "@/lib/auth";
 import { notFound } from "@/lib/domain/refusal";
-import { getUserView } from "@/lib/users/list-users";
+import { getUserView } from "@/lib/users";
 
 // What the /api/v1/people routes share: the person as they now are, and a password link as an
 // absolute URL of this site. Refusals are thrown by lib/users/* and answered by apiRoute.

@@ -1,7 +1,7 @@
 import { Refusal } from "@/lib/domain/refusal";
 import type { Grant } from "@/lib/access";
-import { getReview, type ReviewDetail } from "@/lib/actions/detail";
-import { withParsedMessage } from "@/lib/reviews/message-text";
+import { getReview, type ReviewDetail } from "@/lib/actions";
+import { withParsedMessage } from "@/lib/reviews";
 import { stringifyWithRaw } from "@review-console/contract";
 
 /**

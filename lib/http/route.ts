@@ -1,14 +1,13 @@
 import type { z } from "zod";
 import { type Actor, authorize } from "@/lib/access";
-import { authenticate } from "@/lib/auth/authenticate";
-import { refuseCrossSite } from "@/lib/auth/cross-site";
+import { authenticate, refuseCrossSite } from "@/lib/auth";
 import type { Permission } from "@/lib/access/client";
 import { log } from "@/lib/log";
 import { UndocumentedAnswer } from "@/lib/http/documented-status";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";
-import { recordForbidden, refusedRequest } from "@/lib/audit/refusal-log";
+import { recordForbidden, refusedRequest } from "@/lib/audit";
 import { answered } from "./answered";
 import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";

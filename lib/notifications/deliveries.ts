@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { type ChangeActor } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { existingWebhook } from "./endpoints";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { reasonSchema } from "@/lib/reviews/action-rules";
+import { reasonSchema } from "@/lib/reviews";
 import { destinationRefusal } from "./destination";
 import { EVENT_TYPES, WEBHOOK_FORMATS } from "./events";
 

@@ -1,5 +1,5 @@
 import { type ChangeActor } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { isUuid } from "@/lib/domain/ids";

@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:crypto";
-import { authSecret } from "@/lib/auth/secret";
+import { authSecret } from "@/lib/auth";
 
 // An endpoint's signing secret must be read back to sign each delivery, so it cannot be kept as a
 // hash like a token. It is sealed with AES-256-GCM under a key derived (HKDF-SHA256) from the

@@ -1,11 +1,6 @@
 import { z } from "zod";
-import {
-  approvalAnswerSchema,
-  approvalListQuerySchema,
-  policyRemoveSchema,
-  policySetSchema,
-} from "@/lib/approvals/schema";
-import { auditExportQuerySchema, auditListQuerySchema } from "@/lib/audit/schema";
+import { approvalAnswerSchema, approvalListQuerySchema, policyRemoveSchema, policySetSchema } from "@/lib/approvals";
+import { auditExportQuerySchema, auditListQuerySchema } from "@/lib/audit";
 import {
   autoReplaySwitchSchema,
   confirmSchema,
@@ -17,24 +12,25 @@ import {
   operationListQuerySchema,
   operationLogQuerySchema,
   resumeSchema,
-} from "@/lib/operations/schema";
-import { overviewQuerySchema } from "@/lib/overview/overview";
-import { claimSchema, renewSchema, outcomeSchema } from "@/lib/replays/schema";
-import { actionRequestSchema } from "@/lib/reviews/action-rules";
-import { groupsQuerySchema } from "@/lib/reviews/groups";
-import { recordVerdictSchema, verdictRequestSchema } from "@/lib/actions/verdict";
-import { batchSchema, reportSchema, reviewCountQuerySchema, reviewListQuerySchema } from "@/lib/reviews/schema";
-import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
-import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens/token-schema";
-import { inviteSchema, preferencesSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users/people-schema";
+} from "@/lib/operations";
+import { overviewQuerySchema } from "@/lib/overview";
+import { claimSchema, renewSchema, outcomeSchema } from "@/lib/replays";
 import {
-  webhookDefinitionSchema,
-  deliveriesQuerySchema,
-  webhookReasonSchema,
-} from "@/lib/notifications/endpoint-schema";
-import * as webhookBody from "@/lib/notifications/response-schemas";
-import { createViewSchema, updateViewSchema } from "@/lib/views/schema";
-import * as viewBody from "@/lib/views/response-schemas";
+  actionRequestSchema,
+  groupsQuerySchema,
+  batchSchema,
+  reportSchema,
+  reviewCountQuerySchema,
+  reviewListQuerySchema,
+} from "@/lib/reviews";
+import { recordVerdictSchema, verdictRequestSchema } from "@/lib/actions";
+import { createDomainSchema, grantRequestSchema, removeDomainSchema, updateDomainSchema } from "@/lib/domains";
+import { createTokenSchema, revokeTokenSchema } from "@/lib/tokens";
+import { inviteSchema, preferencesSchema, reasonOnlySchema, setRoleSchema } from "@/lib/users";
+import { webhookDefinitionSchema, deliveriesQuerySchema, webhookReasonSchema } from "@/lib/notifications";
+import { responseSchemas as webhookBody } from "@/lib/notifications";
+import { createViewSchema, updateViewSchema } from "@/lib/views";
+import { responseSchemas as viewBody } from "@/lib/views";
 import { BETTER_AUTH_OPERATIONS } from "./better-auth";
 import { type Answer, type ApiOperation, errorAnswer, json } from "./operation";
 import * as body from "./responses";

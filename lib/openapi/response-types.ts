@@ -1,17 +1,13 @@
 import type { z } from "zod";
-import type { ApprovalView } from "@/lib/approvals/view";
-import type { PolicyView } from "@/lib/approvals/policies";
-import type { AuditEntry } from "@/lib/audit/schema";
-import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations/types";
-import type { Overview } from "@/lib/overview/overview";
-import type { OutcomeResult } from "@/lib/replays/outcome";
-import type { ReviewDetail } from "@/lib/actions/detail";
-import type { GroupEstimate, ReviewGroup } from "@/lib/reviews/groups";
-import type { ReviewQueueItem } from "@/lib/reviews/list";
-import type { ReviewStats } from "@/lib/reviews/stats";
-import type { TokenView } from "@/lib/tokens/token-view";
-import type { AssigneeOption } from "@/lib/users/assignees";
-import type { PersonView } from "@/lib/users/person-view";
+import type { ApprovalView, PolicyView } from "@/lib/approvals";
+import type { AuditEntry } from "@/lib/audit";
+import type { KindAutoReplay, OperationItemView, OperationView } from "@/lib/operations";
+import type { Overview } from "@/lib/overview";
+import type { OutcomeResult } from "@/lib/replays";
+import type { ReviewDetail } from "@/lib/actions";
+import type { GroupEstimate, ReviewGroup, ReviewQueueItem, ReviewStats } from "@/lib/reviews";
+import type { TokenView } from "@/lib/tokens";
+import type { AssigneeOption, PersonView } from "@/lib/users";
 import type * as body from "./responses";
 
 // Compile-time only: every value of the TypeScript type the handlers answer with is one the

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { REVIEW_CATEGORIES } from "@review-console/contract";
 import { ROLES, PERSON_ROLES } from "@/lib/access/client";
-import { REVIEW_STATUSES } from "@/lib/reviews/schema";
-import { preferencesSchema } from "@/lib/users/people-schema";
-import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_CONTROLS, OPERATION_STATES, VERDICTS } from "@/lib/operations/types";
+import { REVIEW_STATUSES } from "@/lib/reviews";
+import { preferencesSchema } from "@/lib/users";
+import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_CONTROLS, OPERATION_STATES, VERDICTS } from "@/lib/operations";
 
 // The bodies the API answers with, as zod schemas, for the OpenAPI document only: the handlers
 // build these bodies from typed rows (lib/reviews/list.ts, lib/operations/view.ts, ...) and never

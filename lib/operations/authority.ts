@@ -1,7 +1,7 @@
 import { type Permission, type Grant } from "@/lib/access/client";
 import { type Standing, standingOf, canAnywhere, domainOfColumn, domainsRefused, NO_DOMAIN } from "@/lib/access";
-import { findLostRequests, withdrawRequest } from "@/lib/approvals/withdraw";
-import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
+import { findLostRequests, withdrawRequest } from "@/lib/approvals";
+import { appendDecision, type DecisionEntry } from "@/lib/audit";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { operationPermission } from "./create";
 import { OPERATIONS_ACTOR } from "./items-state";

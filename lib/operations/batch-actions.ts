@@ -1,9 +1,9 @@
 import { type Actor, grantsOf } from "@/lib/access";
-import { pendingRefusal, pendingRequestsOf } from "@/lib/approvals/pending";
+import { pendingRefusal, pendingRequestsOf } from "@/lib/approvals";
 import { countDecisions } from "@/lib/metrics/decisions";
-import { actionRefusal } from "@/lib/reviews/action-rules";
+import { actionRefusal } from "@/lib/reviews";
 import type { Tx } from "@/lib/db/client";
-import type { ReviewStatus } from "@/lib/reviews/schema";
+import type { ReviewStatus } from "@/lib/reviews";
 
 // The single-record `replay` and `note` actions (lib/actions/perform-action.ts) for a
 // batch of a bulk operation's records, in a few set-based statements instead of eight round trips

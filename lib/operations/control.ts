@@ -1,5 +1,5 @@
 import { type Actor, grantsOf, actorRef, canAnywhere, domainsRefused, operationScopeCondition } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
 import { countDecisions } from "@/lib/metrics/decisions";

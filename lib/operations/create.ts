@@ -1,4 +1,4 @@
-import type { ApprovalView } from "@/lib/approvals/view";
+import type { ApprovalView } from "@/lib/approvals";
 import {
   ALL_RECORDS,
   type Actor,
@@ -11,12 +11,12 @@ import {
   recordScope,
   scopeCondition,
 } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { forbidden, Refusal, unprocessable } from "@/lib/domain/refusal";
 import { countDecisions } from "@/lib/metrics/decisions";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { reviewFilterSql } from "@/lib/reviews/filter-sql";
+import { reviewFilterSql } from "@/lib/reviews";
 import {
   type CreateOperationRequest,
   DEFAULT_AUTO_PAUSE,

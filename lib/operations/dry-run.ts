@@ -8,12 +8,12 @@ import {
   defaultKindRegistry,
   type KindRegistry,
 } from "@review-console/contract";
-import { pendingRequestsOf } from "@/lib/approvals/pending";
+import { pendingRequestsOf } from "@/lib/approvals";
 import { db } from "@/lib/db/client";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import { type DomainPattern, matchDomain } from "@/lib/domain/kinds";
-import { actionRefusal, type Authority } from "@/lib/reviews/action-rules";
-import type { ReviewStatus } from "@/lib/reviews/schema";
+import { actionRefusal, type Authority } from "@/lib/reviews";
+import type { ReviewStatus } from "@/lib/reviews";
 import type { OperationAction, Verdict } from "./types";
 
 const CHUNK = 5000;

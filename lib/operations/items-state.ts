@@ -1,4 +1,4 @@
-import type { DecisionEntry } from "@/lib/audit/append";
+import type { DecisionEntry } from "@/lib/audit";
 import type { Prisma } from "@/lib/generated/prisma/client";
 import type { ItemState } from "./types";
 

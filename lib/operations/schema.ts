@@ -1,8 +1,14 @@
 import { z } from "zod";
-import { reasonSchema, runAtSchema } from "@/lib/reviews/action-rules";
+import {
+  reasonSchema,
+  runAtSchema,
+  ACTIVE_STATUSES,
+  listQuerySchema,
+  requiredText,
+  reviewListQuerySchema,
+} from "@/lib/reviews/client";
 import { isUuid } from "@/lib/domain/ids";
 import { messageShapeProblem } from "@review-console/contract";
-import { ACTIVE_STATUSES, listQuerySchema, requiredText, reviewListQuerySchema } from "@/lib/reviews/schema";
 import { ITEM_STATES, OPERATION_ACTIONS, OPERATION_STATES, VERDICTS } from "./types";
 
 // Isomorphic: the bodies and queries of /api/v1/operations (docs/operations.md).

@@ -1,7 +1,7 @@
 import { Gauge, Registry } from "prom-client";
 import { db } from "@/lib/db/client";
 import { log } from "@/lib/log";
-import { AUTO_PAUSE_REASON_PREFIX } from "@/lib/operations/items-state";
+import { AUTO_PAUSE_REASON_PREFIX } from "@/lib/operations";
 import { processMetrics } from "@/lib/metrics/process";
 
 /*

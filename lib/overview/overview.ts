@@ -4,7 +4,7 @@ import { db } from "@/lib/db/client";
 import type { Grant } from "@/lib/access/client";
 import { ALL_RECORDS, operationScopeCondition, type RecordScope, recordScope, scopeCondition } from "@/lib/access";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { LIVE_OPERATION_STATES, type OperationAction, type OperationState } from "@/lib/operations/types";
+import { LIVE_OPERATION_STATES, type OperationAction, type OperationState } from "@/lib/operations";
 
 /**
  * The overview page's figures (GET /api/v1/overview, docs/decisions/0026-overview-and-charts.md),

@@ -1,5 +1,5 @@
 import { grantsOf, type Actor, domainsWhere } from "@/lib/access";
-import { PENDING_REQUEST } from "@/lib/approvals/pending";
+import { PENDING_REQUEST } from "@/lib/approvals";
 import { db } from "@/lib/db/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 import { stringifyWithRaw } from "@review-console/contract";

@@ -1,12 +1,12 @@
 import { type Actor } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
 import type { ReplayState } from "@/lib/generated/prisma/enums";
-import { dbStatus } from "@/lib/actions/detail";
-import type { ReviewStatus } from "@/lib/reviews/schema";
-import { recordOperationOutcome } from "@/lib/operations/items-state";
+import { dbStatus } from "@/lib/actions";
+import type { ReviewStatus } from "@/lib/reviews";
+import { recordOperationOutcome } from "@/lib/operations";
 import { claimHolder } from "./claim";
 import type { OutcomeRequest } from "./schema";
 

@@ -2,9 +2,17 @@ import { createHash, type KeyObject } from "node:crypto";
 import { open, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { signCheckpoint } from "@/lib/audit/checkpoint";
-import { entryHash, formatEntryTime, GENESIS_HASH } from "@/lib/audit/verify";
-import { type ArchiveEntry, type ArchiveHeader, ARCHIVE_KIND, entryLine, headerLine } from "@/lib/audit/archive-file";
+import {
+  signCheckpoint,
+  entryHash,
+  formatEntryTime,
+  GENESIS_HASH,
+  type ArchiveEntry,
+  type ArchiveHeader,
+  ARCHIVE_KIND,
+  entryLine,
+  headerLine,
+} from "@/lib/audit";
 import { ensureLogPartitions, listMonthPartitions, monthStart, type MonthPartition } from "./partitions";
 
 /**

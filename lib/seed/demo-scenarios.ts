@@ -1,5 +1,5 @@
 import { decide, type DecisionState, invoiceReminderKind, nextAttempt } from "@review-console/contract";
-import type { ReportInput } from "@/lib/reviews/schema";
+import type { ReportInput } from "@/lib/reviews";
 
 /**
  * The demo data set: one story per category and reason, each produced by the real `decide` (or

@@ -1,11 +1,10 @@
-import { dryRunOperation } from "@/lib/operations/control";
-import { createOperation } from "@/lib/operations/create";
+import { dryRunOperation, createOperation } from "@/lib/operations";
 import { randomBytes } from "node:crypto";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { ROLES, type Role } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
-import { intakeReports } from "@/lib/reviews/intake";
-import { createUser, PERSON_ROLES } from "@/lib/users/create-user";
+import { intakeReports } from "@/lib/reviews";
+import { createUser, PERSON_ROLES } from "@/lib/users";
 import { demoScenarios } from "./demo-scenarios";
 
 export interface DemoCredentials {

@@ -1,3 +1,6 @@
+// Past lib/auth's face on purpose: this check runs before anything that reads the configuration is
+// loaded, and either face loads more of lib/auth (Better Auth, the log) than these pure rules.
+// eslint-disable-next-line no-restricted-imports
 import { signInProblems } from "@/lib/auth/oidc-config";
 import { type ConfigProblem, configProblems } from "@/lib/config";
 

@@ -1,6 +1,6 @@
 import { type ChangeActor, personBehind } from "@/lib/access";
 import type { Role } from "@/lib/access/client";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { db } from "@/lib/db/client";
 
 export interface Issued {

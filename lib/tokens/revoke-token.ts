@@ -1,9 +1,9 @@
 import { type ChangeActor } from "@/lib/access";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { pauseWhatLostAuthority, type PausedByChange } from "@/lib/operations/authority";
+import { pauseWhatLostAuthority, type PausedByChange } from "@/lib/operations";
 
 export type RevokeTarget = { id: string } | { name: string };
 

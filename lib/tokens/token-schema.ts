@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ROLES } from "@/lib/access/client";
-import { domainNameSchema } from "@/lib/domains/schema";
-import { reasonSchema } from "@/lib/reviews/action-rules";
+import { domainNameSchema } from "@/lib/domains/client";
+import { reasonSchema } from "@/lib/reviews/client";
 
 // The inputs of /api/v1/tokens (docs/api-additions.md), shared by the routes and the admin page.
 

@@ -1,10 +1,9 @@
 import { z } from "zod";
-import { appendDecision } from "@/lib/audit/append";
-import { authAdapterFor } from "@/lib/auth/better-auth";
-import { hashPassword } from "@/lib/auth/passwords";
+import { appendDecision } from "@/lib/audit";
+import { authAdapterFor, hashPassword } from "@/lib/auth";
 import { PERSON_ROLES } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
-import { requireDomain } from "@/lib/domains/manage";
+import { requireDomain } from "@/lib/domains";
 import { refuseScopedGlobalRole } from "@/lib/access/client";
 import { Prisma } from "@/lib/generated/prisma/client";
 

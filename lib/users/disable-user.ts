@@ -1,7 +1,7 @@
 import { type ChangeActor } from "@/lib/access";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
-import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
+import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations";
 import { endSessionsAndLinks, lockPerson, type PersonRef, recordChange, refuseOwnAccount } from "./person-change";
 
 export interface Disabled {

@@ -1,5 +1,5 @@
 import { type ChangeActor } from "@/lib/access";
-import type { PasswordLink } from "@/lib/auth/password-links";
+import type { PasswordLink } from "@/lib/auth";
 import type { PersonRole } from "@/lib/access/client";
 import { conflict } from "@/lib/domain/refusal";
 import { createUser } from "./create-user";

@@ -1,5 +1,4 @@
-import { auth } from "@/lib/auth/better-auth";
-import { issuePasswordLink, type PasswordLink } from "@/lib/auth/password-links";
+import { auth, issuePasswordLink, type PasswordLink } from "@/lib/auth";
 
 /**
  * A new one-time link for the person with this email to set their password (Better Auth's reset

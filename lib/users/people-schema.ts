@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { isTimeZone } from "@/lib/time-zone";
 import { PERSON_ROLES } from "@/lib/access/client";
-import { domainNameSchema } from "@/lib/domains/schema";
-import { reasonSchema } from "@/lib/reviews/action-rules";
+import { domainNameSchema } from "@/lib/domains";
+import { reasonSchema } from "@/lib/reviews";
 
 // The inputs of /api/v1/people (docs/api-additions.md), shared by the routes and the admin page.
 // Every change carries a reason: it goes to the decision log, as record actions' reasons do.

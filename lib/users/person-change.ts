@@ -1,6 +1,6 @@
 import { type ChangeActor } from "@/lib/access";
 import type { PersonRole } from "@/lib/access/client";
-import { appendDecision } from "@/lib/audit/append";
+import { appendDecision } from "@/lib/audit";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, unprocessable } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";

@@ -1,5 +1,5 @@
 import { type ChangeActor } from "@/lib/access";
-import type { PasswordLink } from "@/lib/auth/password-links";
+import type { PasswordLink } from "@/lib/auth";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
 import { newPasswordLink } from "./password-link";

@@ -2,8 +2,8 @@ import type { ChangeActor } from "@/lib/access";
 import { PERSON_ROLES, type PersonRole, refuseScopedGlobalRole } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { conflict, notFound } from "@/lib/domain/refusal";
-import { requireDomain } from "@/lib/domains/manage";
-import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
+import { requireDomain } from "@/lib/domains";
+import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations";
 import { lockPerson, type PersonRef, recordChange, refuseOwnAccount } from "./person-change";
 import type { Tx } from "@/lib/db/client";
 

@@ -2,7 +2,7 @@ import { type ChangeActor } from "@/lib/access";
 import type { PersonRole } from "@/lib/access/client";
 import { db } from "@/lib/db/client";
 import { conflict } from "@/lib/domain/refusal";
-import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations/authority";
+import { type PausedByChange, pauseWhatLostAuthority } from "@/lib/operations";
 import { endSessions, lockPerson, type PersonRef, recordChange, refuseOwnAccount } from "./person-change";
 
 export interface RoleChanged {

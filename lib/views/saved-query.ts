@@ -1,6 +1,5 @@
 import { REVIEW_CATEGORIES } from "@review-console/contract";
-import { ALL_STATUSES, GROUPED_VIEW, PAGE_PARAMS } from "@/lib/reviews/queue-url";
-import { REVIEW_STATUSES, reviewListQuerySchema } from "@/lib/reviews/schema";
+import { ALL_STATUSES, GROUPED_VIEW, PAGE_PARAMS, REVIEW_STATUSES, reviewListQuerySchema } from "@/lib/reviews/client";
 
 // What a saved view keeps: the queue's URL search string (its filters, its order, the grouped
 // view), checked by the very rules GET /api/v1/reviews applies to it and written in one

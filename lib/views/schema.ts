@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { requiredText } from "@/lib/reviews/schema";
+import { requiredText } from "@/lib/reviews/client";
 import { savedQueryOf } from "./saved-query";
 
 // Isomorphic: the bodies of /api/v1/views (docs/api-additions.md, "Saved views"), which the

@@ -3,7 +3,7 @@ import { db } from "@/lib/db/client";
 import { isUuid } from "@/lib/domain/ids";
 import { conflict, forbidden, notFound } from "@/lib/domain/refusal";
 import { Prisma } from "@/lib/generated/prisma/client";
-import { personOf } from "@/lib/users/preferences";
+import { personOf } from "@/lib/users";
 import type { SavedView } from "./response-schemas";
 import { type CreateViewInput, MAX_VIEWS_PER_PERSON, type UpdateViewInput } from "./schema";
 

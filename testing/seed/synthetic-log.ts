@@ -1,5 +1,5 @@
 import pg from "pg";
-import { entryHash, formatEntryTime, GENESIS_HASH } from "@/lib/audit/verify";
+import { entryHash, formatEntryTime, GENESIS_HASH } from "@/lib/audit";
 import { copyFrom } from "@/lib/db/copy-from";
 
 /**

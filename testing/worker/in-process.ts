@@ -7,12 +7,10 @@ import {
 } from "@review-console/consumer";
 import { type Actor } from "@/lib/access";
 import { Refusal } from "@/lib/domain/refusal";
-import { recordForbidden } from "@/lib/audit/refusal-log";
+import { recordForbidden } from "@/lib/audit";
 import { log } from "@/lib/log";
-import { claimDueReplays, renewClaims } from "@/lib/replays/claim";
-import { reportReplayOutcome } from "@/lib/replays/outcome";
-import { intakeReports } from "@/lib/reviews/intake";
-import { reportSchema } from "@/lib/reviews/schema";
+import { claimDueReplays, renewClaims, reportReplayOutcome } from "@/lib/replays";
+import { intakeReports, reportSchema } from "@/lib/reviews";
 
 // The console's own processes (the demo, the crash test, the benchmarks, the tests) run the
 // consumer package in-process: the same runtime a worker elsewhere runs, with a desk that calls

@@ -8,7 +8,7 @@ import { POST as roleRoute } from "@/app/api/v1/people/[userId]/role/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { POST as issueTokenRoute } from "@/app/api/v1/tokens/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { signedIn } from "../support/auth";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

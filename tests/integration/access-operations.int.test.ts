@@ -7,7 +7,7 @@ import { POST as confirmRoute } from "@/app/api/v1/operations/[operationId]/conf
 import { POST as dryRunRoute } from "@/app/api/v1/operations/[operationId]/dry-run/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { dispatchStep } from "@/lib/actions/dispatcher";
+import { dispatchStep } from "@/lib/actions";
 import { signedIn } from "../support/auth";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

@@ -9,7 +9,7 @@ import { POST as createOperationRoute } from "@/app/api/v1/operations/route";
 import { POST as claimRoute } from "@/app/api/v1/replays/claim/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { signedIn } from "../support/auth";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

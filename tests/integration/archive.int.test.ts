@@ -12,10 +12,15 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { loadPrivateKey, loadPublicKey, signCheckpoint } from "@/lib/audit/checkpoint";
-import { formatEntryTime, verifyDecisionLog } from "@/lib/audit/verify";
-import { verifyArchiveText } from "@/lib/audit/archive-file";
-import { spanOf, writeMonthFile } from "@/lib/retention/log-archive";
+import {
+  loadPrivateKey,
+  loadPublicKey,
+  signCheckpoint,
+  formatEntryTime,
+  verifyDecisionLog,
+  verifyArchiveText,
+} from "@/lib/audit";
+import { spanOf, writeMonthFile } from "@/lib/retention";
 import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
 import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";

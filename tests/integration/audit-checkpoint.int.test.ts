@@ -10,8 +10,7 @@ import path from "node:path";
 import { renderToStaticMarkup } from "react-dom/server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CheckpointStatus } from "@/components/audit/checkpoint-status";
-import { type Checkpoint, parseCheckpoints } from "@/lib/audit/checkpoint";
-import { latestStoredCheckpoint } from "@/lib/audit/checkpoint-store";
+import { type Checkpoint, parseCheckpoints, latestStoredCheckpoint } from "@/lib/audit";
 import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -3,8 +3,7 @@ import { describe, expect, it } from "vitest";
 import { GET as exportRoute } from "@/app/api/v1/audit/export/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { appendStandaloneDecision } from "@/lib/audit/append";
-import { AUDIT_ENTRY_FIELDS } from "@/lib/audit/schema";
+import { appendStandaloneDecision, AUDIT_ENTRY_FIELDS } from "@/lib/audit";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase } from "../support/database";
 

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as exportRoute } from "@/app/api/v1/audit/export/route";
 import { GET as auditRoute } from "@/app/api/v1/audit/route";
-import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
-import { distinctAuditValues, MAX_TERM_MATCHES } from "@/lib/audit/list";
+import { appendDecision, type DecisionEntry, distinctAuditValues, MAX_TERM_MATCHES } from "@/lib/audit";
 import { db } from "@/lib/db/client";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

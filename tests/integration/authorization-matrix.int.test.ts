@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { ROLES, type Permission, type Role, type Grant, holdsPermission } from "@/lib/access/client";
 import { canIn } from "@/lib/access";
 import { API_OPERATIONS } from "@/lib/openapi/operations";
 import { type ApiOperation, documentedAnswers } from "@/lib/openapi/operation";
-import { createOperation } from "@/lib/operations/create";
+import { createOperation } from "@/lib/operations";
 import { createPerson, signIn } from "../support/auth";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";

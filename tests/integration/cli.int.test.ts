@@ -3,7 +3,7 @@
  * DATABASE_URL, judged by its output and exit code.
  */
 import { describe, expect, it } from "vitest";
-import { hashToken } from "@/lib/auth/tokens";
+import { hashToken } from "@/lib/auth";
 import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
 

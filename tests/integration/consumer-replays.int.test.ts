@@ -8,8 +8,8 @@ import { type Actor } from "@/lib/access";
 import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { eventually, reminder, startWorker, uniqueName, type RunningWorker } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
-import type { ActionRequest } from "@/lib/reviews/action-rules";
-import { performAction } from "@/lib/actions/perform-action";
+import type { ActionRequest } from "@/lib/reviews";
+import { performAction } from "@/lib/actions";
 import { setupConsumerTest } from "../support/consumer";
 
 const consumerTest = await setupConsumerTest("consumer-replays");

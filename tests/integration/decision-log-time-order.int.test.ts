@@ -1,8 +1,7 @@
 import pg from "pg";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GET as auditRoute } from "@/app/api/v1/audit/route";
-import { timeWindowAsSeq } from "@/lib/audit/list";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { timeWindowAsSeq, verifyDecisionLog } from "@/lib/audit";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { entryHash, verifyDecisionLog, VERIFY_BATCH } from "@/lib/audit/verify";
+import { entryHash, verifyDecisionLog, VERIFY_BATCH } from "@/lib/audit";
 import { createTestDatabase, dropTestDatabase, setupTestDatabase, withClient } from "../support/database";
 
 const database = setupTestDatabase();

@@ -6,8 +6,7 @@
  */
 import type pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { appendDecision, type DecisionEntry } from "@/lib/audit/append";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { appendDecision, type DecisionEntry, verifyDecisionLog } from "@/lib/audit";
 import { closeDb, db } from "@/lib/db/client";
 import { createTestDatabase, dropTestDatabase, withClient, type TestDatabase } from "../support/database";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { listOperations } from "@/lib/operations/view";
-import { seedDemo } from "@/lib/seed/demo";
+import { listOperations } from "@/lib/operations";
+import { seedDemo } from "@/lib/seed";
 import { setupTestDatabase, withClient } from "../support/database";
 
 const database = setupTestDatabase();

@@ -13,13 +13,8 @@ import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
 import { GET as stats } from "@/app/api/v1/reviews/stats/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
-import {
-  addMonths,
-  archiveFinishedRecords,
-  finishedRecordsCutoff,
-  retentionMonthsFromEnv,
-} from "@/lib/retention/finished-records";
+import { verifyDecisionLog } from "@/lib/audit";
+import { addMonths, archiveFinishedRecords, finishedRecordsCutoff, retentionMonthsFromEnv } from "@/lib/retention";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -5,8 +5,8 @@ import { PUT as putSetting } from "@/app/api/v1/operations/auto-replay/[kind]/ro
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
-import { autoReplayReady } from "@/lib/actions/auto-replay";
+import { verifyDecisionLog } from "@/lib/audit";
+import { autoReplayReady } from "@/lib/actions";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
-import { createApiToken, tokenLookups } from "@/lib/auth/tokens";
-import { intakeCoalescer } from "@/lib/reviews/intake";
+import { verifyDecisionLog } from "@/lib/audit";
+import { createApiToken, tokenLookups } from "@/lib/auth";
+import { intakeCoalescer } from "@/lib/reviews";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

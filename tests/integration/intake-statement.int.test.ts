@@ -2,12 +2,11 @@ import { readEnvelopeKeys } from "@review-console/contract";
 import { describe, expect, it } from "vitest";
 import { POST as batch } from "@/app/api/v1/reviews/batch/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { type Actor } from "@/lib/access";
 import { dbPool } from "@/lib/db/client";
-import { intakeReports, messageKeyOf, type Report } from "@/lib/reviews/intake";
-import { INTAKE_STATEMENT_NAME } from "@/lib/reviews/intake-statement";
-import type { ReportInput } from "@/lib/reviews/schema";
+import { intakeReports, messageKeyOf, type Report, INTAKE_STATEMENT_NAME } from "@/lib/reviews";
+import type { ReportInput } from "@/lib/reviews";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

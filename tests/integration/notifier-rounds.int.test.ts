@@ -6,7 +6,7 @@
 import { getEventListeners } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
-import { DEFAULT_NOTIFIER_OPTIONS, runNotifier } from "@/lib/notifications/notifier";
+import { DEFAULT_NOTIFIER_OPTIONS, runNotifier } from "@/lib/notifications";
 import { setupTestDatabase } from "../support/database";
 
 setupTestDatabase();

@@ -6,10 +6,15 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { oidcValidateUserInfo } from "@/lib/auth/oidc";
-import { grantsForGroups, oidcConfig, parseGroupGrants } from "@/lib/auth/oidc-config";
-import { grantsWithKnownDomains, syncOidcGrants } from "@/lib/auth/oidc-grants";
-import { createUser } from "@/lib/users/create-user";
+import {
+  oidcValidateUserInfo,
+  grantsForGroups,
+  oidcConfig,
+  parseGroupGrants,
+  grantsWithKnownDomains,
+  syncOidcGrants,
+} from "@/lib/auth";
+import { createUser } from "@/lib/users";
 import { createPerson } from "../support/auth";
 import { setupTestDatabase, withClient } from "../support/database";
 

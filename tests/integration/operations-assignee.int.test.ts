@@ -7,7 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as createRoute } from "@/app/api/v1/operations/route";
-import { countSelection } from "@/lib/operations/selection-count";
+import { countSelection } from "@/lib/operations";
 import { createPerson, type Person, signedIn } from "../support/auth";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";

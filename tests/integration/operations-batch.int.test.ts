@@ -7,9 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { type Actor } from "@/lib/access";
 import { db } from "@/lib/db/client";
-import { appendBatchEntries, noteBatch, replayBatch } from "@/lib/operations/batch-actions";
-import { createOperation } from "@/lib/operations/create";
-import { performAction } from "@/lib/actions/perform-action";
+import { appendBatchEntries, noteBatch, replayBatch, createOperation } from "@/lib/operations";
+import { performAction } from "@/lib/actions";
 import { setupTestDatabase, withClient } from "../support/database";
 import { envelope, newTag, reportGaps } from "../support/operations";
 

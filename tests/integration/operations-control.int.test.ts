@@ -7,11 +7,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { type Actor } from "@/lib/access";
-import { verifyDecisionLog } from "@/lib/audit/verify";
-import { dispatchDue, dispatchStep } from "@/lib/actions/dispatcher";
-import { claimDueReplays } from "@/lib/replays/claim";
-import { reportReplayOutcome } from "@/lib/replays/outcome";
-import { performAction } from "@/lib/actions/perform-action";
+import { verifyDecisionLog } from "@/lib/audit";
+import { dispatchDue, dispatchStep, performAction } from "@/lib/actions";
+import { claimDueReplays, reportReplayOutcome } from "@/lib/replays";
 import { setupConsumerTest } from "../support/consumer";
 import { withClient } from "../support/database";
 import {

@@ -6,9 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { POST as pauseRoute } from "@/app/api/v1/operations/[operationId]/pause/route";
-import { operationOutcome } from "@/lib/operations/outcome";
-import { ITEM_STATES, type OperationView } from "@/lib/operations/types";
-import { dispatchStep } from "@/lib/actions/dispatcher";
+import { operationOutcome, ITEM_STATES, type OperationView } from "@/lib/operations";
+import { dispatchStep } from "@/lib/actions";
 import { setupConsumerTest } from "../support/consumer";
 import { call } from "../support/http";
 import { envelope, kindConsumer, newTag, operationsApi, reportGaps } from "../support/operations";

@@ -9,11 +9,11 @@
  * The dry run's numbers must be the outcomes, and the decision log must tell the whole story.
  */
 import { describe, expect, it } from "vitest";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { eventually, startWorker, uniqueName } from "@/testing/worker/harness";
 import { publish } from "@review-console/consumer/redis";
-import { runDispatcher } from "@/lib/actions/dispatcher";
+import { runDispatcher } from "@/lib/actions";
 import { setupConsumerTest } from "../support/consumer";
 import { envelope, newTag, operationsApi, reportGaps } from "../support/operations";
 

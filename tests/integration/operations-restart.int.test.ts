@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { eventually } from "@/testing/worker/harness";
-import { runDispatcher } from "@/lib/actions/dispatcher";
+import { runDispatcher } from "@/lib/actions";
 import { setupTestDatabase, withClient } from "../support/database";
 import { envelope, newTag, operationsApi, reportGaps } from "../support/operations";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
 import { GET as getPreferences, PUT as putPreferences } from "@/app/api/v1/me/preferences/route";
-import { sessionUser } from "@/lib/auth/better-auth";
+import { sessionUser } from "@/lib/auth";
 import { signedIn } from "../support/auth";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

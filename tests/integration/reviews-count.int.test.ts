@@ -3,8 +3,8 @@ import { GET as countRoute } from "@/app/api/v1/reviews/count/route";
 import { GET as listRoute, POST as reportRoute } from "@/app/api/v1/reviews/route";
 import type { Role } from "@/lib/access";
 import { recordScope } from "@/lib/access";
-import { createApiToken } from "@/lib/auth/tokens";
-import { countReviews } from "@/lib/reviews/list";
+import { createApiToken } from "@/lib/auth";
+import { countReviews } from "@/lib/reviews";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { POST as batch } from "@/app/api/v1/reviews/batch/route";
 import { GET as list } from "@/app/api/v1/reviews/route";
-import { LIST_SORTS, type ListSort } from "@/lib/reviews/schema";
+import { LIST_SORTS, type ListSort } from "@/lib/reviews";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -5,7 +5,7 @@ import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { GET as list, POST as report } from "@/app/api/v1/reviews/route";
 import { GET as stats } from "@/app/api/v1/reviews/stats/route";
 import { db } from "@/lib/db/client";
-import { reviewFilterSql } from "@/lib/reviews/filter-sql";
+import { reviewFilterSql } from "@/lib/reviews";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { GET as listViews, POST as saveView } from "@/app/api/v1/views/route";
 import { DELETE as deleteView, PUT as changeView } from "@/app/api/v1/views/[viewId]/route";
-import { MAX_VIEWS_PER_PERSON } from "@/lib/views/schema";
+import { MAX_VIEWS_PER_PERSON } from "@/lib/views";
 import { signedIn } from "../support/auth";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";

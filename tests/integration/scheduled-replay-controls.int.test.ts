@@ -10,7 +10,7 @@ import { POST as act } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detail } from "@/app/api/v1/reviews/[id]/route";
 import { POST as report } from "@/app/api/v1/reviews/route";
 import { POST as claim } from "@/app/api/v1/replays/claim/route";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { call, tokenFor } from "../support/http";
 import { setupTestDatabase, withClient } from "../support/database";
 

@@ -13,7 +13,7 @@ import { POST as actRoute } from "@/app/api/v1/reviews/[id]/actions/route";
 import { GET as detailRoute } from "@/app/api/v1/reviews/[id]/route";
 import { GET as listRoute, POST as reportRoute } from "@/app/api/v1/reviews/route";
 import type { Role } from "@/lib/access";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import { createPerson } from "../support/auth";
 import { setupTestDatabase, withClient } from "../support/database";
 import { call } from "../support/http";

@@ -6,7 +6,7 @@
  */
 import { expect, it } from "vitest";
 import { seedSyntheticLogEntries } from "@/testing/seed/synthetic-log";
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { setupTestDatabase, withClient } from "../support/database";
 
 const database = setupTestDatabase();

@@ -7,7 +7,7 @@
  */
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
-import { processLogBatch } from "@/lib/notifications/log-events";
+import { processLogBatch } from "@/lib/notifications";
 import { GET as deliveriesRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/route";
 import { POST as redeliverRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/[deliveryId]/redeliver/route";
 import { POST as disableRoute } from "@/app/api/v1/webhooks/[webhookId]/disable/route";

@@ -9,10 +9,8 @@
 import { Webhook } from "standardwebhooks";
 import { describe, expect, it } from "vitest";
 import { CLI_ACTOR } from "@/lib/access";
-import { appendStandaloneDecision } from "@/lib/audit/append";
-import { addWebhook as addWebhookAs } from "@/lib/notifications/endpoints";
-import { processLogBatch } from "@/lib/notifications/log-events";
-import { checkThresholds } from "@/lib/notifications/thresholds";
+import { appendStandaloneDecision } from "@/lib/audit";
+import { addWebhook as addWebhookAs, processLogBatch, checkThresholds } from "@/lib/notifications";
 import { processMetrics } from "@/lib/metrics/process";
 import { GET as deliveriesRoute } from "@/app/api/v1/webhooks/[webhookId]/deliveries/route";
 import { POST as removeRoute } from "@/app/api/v1/webhooks/[webhookId]/remove/route";

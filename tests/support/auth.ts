@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { POST as authPost } from "@/app/api/auth/[...all]/route";
 import type { PersonRole } from "@/lib/access/client";
-import { createUser } from "@/lib/users/create-user";
+import { createUser } from "@/lib/users";
 
 export interface Person {
   id: string;

@@ -1,6 +1,6 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { createApiToken } from "@/lib/auth/tokens";
+import { createApiToken } from "@/lib/auth";
 import type { Role } from "@/lib/access/client";
 
 // Route handlers type their own params; the tests pass whatever the route under test expects.

@@ -16,9 +16,9 @@ import { createInProcessConsumer } from "@/testing/worker/in-process";
 import { emailReminderHandler } from "@/testing/worker/demo/reminder-handler";
 import { eventually } from "@/testing/worker/harness";
 import { createKindRegistry, invoiceReminderKind } from "@review-console/contract";
-import { dispatchDue } from "@/lib/actions/dispatcher";
-import type { OperationItemView, OperationView } from "@/lib/operations/types";
-import { intakeReports } from "@/lib/reviews/intake";
+import { dispatchDue } from "@/lib/actions";
+import type { OperationItemView, OperationView } from "@/lib/operations";
+import { intakeReports } from "@/lib/reviews";
 import { call, tokenFor } from "./http";
 
 // Shared by tests/integration/operations-*.int.test.ts: records made through the real intake,

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, vi } from "vitest";
-import { DEFAULT_NOTIFIER_OPTIONS, type NotifierOptions, runNotifier } from "@/lib/notifications/notifier";
+import { DEFAULT_NOTIFIER_OPTIONS, type NotifierOptions, runNotifier } from "@/lib/notifications";
 
 // The receiving end of the webhook tests: an HTTP server on 127.0.0.1 that keeps every request
 // and answers each path as the test says, and the console's notifier loops run against it.

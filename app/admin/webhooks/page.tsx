@@ -4,10 +4,9 @@ import styles from "@/components/admin/admin.module.css";
 import { domainsOptions } from "@/components/admin/queries";
 import { deliveriesOptions, RECENT_DELIVERIES, webhooksOptions } from "@/components/notifications/queries";
 import { WebhooksSection } from "@/components/notifications/webhooks-section";
-import { requireUser } from "@/lib/auth/session";
-import { listDomains } from "@/lib/domains/manage";
-import { listDeliveries } from "@/lib/notifications/deliveries";
-import { listWebhooks } from "@/lib/notifications/endpoints";
+import { requireUser } from "@/lib/auth";
+import { listDomains } from "@/lib/domains";
+import { listDeliveries, listWebhooks } from "@/lib/notifications";
 
 export const metadata: Metadata = { title: "Webhooks · Review Console" };
 

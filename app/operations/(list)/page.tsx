@@ -8,8 +8,8 @@ import type { OperationsPage as OperationsListPage } from "@/components/operatio
 import { OperationsList } from "@/components/operations/operations-list";
 import styles from "@/components/operations/operations.module.css";
 import { OPERATIONS_PAGE_SIZE, operationsListOptions } from "@/components/operations/queries";
-import { requireUser } from "@/lib/auth/session";
-import { listOperations } from "@/lib/operations/view";
+import { requireUser } from "@/lib/auth";
+import { listOperations } from "@/lib/operations";
 
 export const metadata: Metadata = { title: "Operations · Review Console" };
 

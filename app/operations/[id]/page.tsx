@@ -2,9 +2,9 @@ import { dehydrate, HydrationBoundary, QueryClient } from "@tanstack/react-query
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { OperationView } from "@/components/operations/operation-view";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 import { operationKeys } from "@/lib/client/query-keys";
-import { getOperation } from "@/lib/operations/view";
+import { getOperation } from "@/lib/operations";
 import { isUuid } from "@/lib/domain/ids";
 
 export const metadata: Metadata = { title: "Operation · Review Console" };

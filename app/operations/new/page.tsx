@@ -3,10 +3,9 @@ import { NewOperationForm } from "@/components/operations/new-operation-form";
 import styles from "@/components/operations/operations.module.css";
 import { readNewOperationParams } from "@/components/operations/selection-params";
 import { Topline } from "@/components/ui/topline";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 import { recordScope } from "@/lib/access";
-import { countSelection } from "@/lib/operations/selection-count";
-import { startAgainProblem } from "@/lib/operations/start-again";
+import { countSelection, startAgainProblem } from "@/lib/operations";
 
 export const metadata: Metadata = { title: "New operation · Review Console" };
 

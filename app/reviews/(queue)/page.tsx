@@ -5,10 +5,9 @@ import type { QueuePage } from "@/components/queue/model";
 import { QUEUE_PAGE_SIZE, queueListOptions } from "@/components/queue/queries";
 import { fromPageParams, readQueueState } from "@/components/queue/queue-params";
 import { ReviewQueue } from "@/components/queue/review-queue";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 import { recordScope } from "@/lib/access";
-import { listReviews } from "@/lib/reviews/list";
-import { reviewListQuerySchema } from "@/lib/reviews/schema";
+import { listReviews, reviewListQuerySchema } from "@/lib/reviews";
 
 export const metadata: Metadata = { title: "Queue · Review Console" };
 

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { AppShell } from "@/components/app-shell";
 import styles from "@/components/record/record.module.css";
 import { buttonClassName } from "@/components/ui/button";
-import { currentUser } from "@/lib/auth/session";
+import { currentUser } from "@/lib/auth";
 
 function Body() {
   return (

@@ -4,13 +4,13 @@ import { notFound } from "next/navigation";
 import { AppShell } from "@/components/app-shell";
 import { RecordView } from "@/components/record/record-view";
 import type { ReviewDetail } from "@/components/record/types";
-import { requireUser } from "@/lib/auth/session";
+import { requireUser } from "@/lib/auth";
 import { reviewKeys } from "@/lib/client/query-keys";
 import { isUuid } from "@/lib/domain/ids";
 import type { Grant } from "@/lib/access/client";
 import { mayRead } from "@/lib/access";
-import { getReview } from "@/lib/actions/detail";
-import { withParsedMessage } from "@/lib/reviews/message-text";
+import { getReview } from "@/lib/actions";
+import { withParsedMessage } from "@/lib/reviews";
 
 interface Props {
   params: Promise<{ id: string }>;

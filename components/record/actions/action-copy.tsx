@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { ActionName } from "@/lib/reviews/action-rules";
+import type { ActionName } from "@/lib/reviews/client";
 import { missingRange, plural, rangeText } from "../format";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";

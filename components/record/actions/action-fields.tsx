@@ -3,7 +3,7 @@
 import type { ReactNode } from "react";
 import { CheckConfirm, Choice, Field, FieldError, Fieldset, Input, Textarea } from "@/components/ui/field";
 import { Time, useTimes } from "@/components/ui/time-zone";
-import type { ActionName } from "@/lib/reviews/action-rules";
+import type { ActionName } from "@/lib/reviews/client";
 import styles from "../record.module.css";
 import type { ReviewDetail } from "../types";
 import { CheckLabel } from "./action-copy";

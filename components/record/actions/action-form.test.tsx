@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { fireEvent, render, screen, within } from "@testing-library/react";
 import { useState } from "react";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ActionName } from "@/lib/reviews/action-rules";
+import type { ActionName } from "@/lib/reviews";
 import type { ReviewDetail } from "../types";
 import { ReasonField } from "./action-fields";
 import { ActionForm } from "./action-form";

@@ -2,9 +2,9 @@
 
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from "react";
 import { ButtonRow, buttonClassName } from "@/components/ui/button";
-import type { Authority } from "@/lib/reviews/action-rules";
-import { ACTION_RULES, allowedActions, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/action-rules";
-import type { VerdictRequest } from "@/lib/actions/verdict";
+import type { Authority } from "@/lib/reviews/client";
+import { ACTION_RULES, allowedActions, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/client";
+import type { VerdictRequest } from "@/lib/actions";
 import { latestEnvelope, missingRange } from "../format";
 import { jsonChanges } from "../json-diff";
 import styles from "../record.module.css";

@@ -1,4 +1,4 @@
-import { actionRequestSchema, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/action-rules";
+import { actionRequestSchema, needsCheckConfirmation, type ActionRequest } from "@/lib/reviews/client";
 import type { PayloadCheck, suppliedEnvelope } from "./correction";
 import type { ActionDraft } from "./draft";
 import { type FieldErrors, groupIssues } from "./field-errors";

@@ -1,4 +1,4 @@
-import type { ActionName } from "@/lib/reviews/action-rules";
+import type { ActionName } from "@/lib/reviews/client";
 import { latestPayload, type EnvelopeField } from "../format";
 import type { ReviewDetail } from "../types";
 

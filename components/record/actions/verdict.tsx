@@ -4,8 +4,8 @@ import { useQuery } from "@tanstack/react-query";
 import { VerdictBadge } from "@/components/operations/operation-badges";
 import { apiPost } from "@/lib/client/api";
 import { reviewKeys } from "@/lib/client/query-keys";
-import type { Verdict } from "@/lib/operations/types";
-import type { RecordVerdict, VerdictRequest } from "@/lib/actions/verdict";
+import type { Verdict } from "@/lib/operations/client";
+import type { RecordVerdict, VerdictRequest } from "@/lib/actions";
 import styles from "../record.module.css";
 import { detailPath, type ReviewDetail } from "../types";
 

@@ -1,5 +1,4 @@
-import { listPolicies, setPolicy } from "@/lib/approvals/policies";
-import { policySetSchema } from "@/lib/approvals/schema";
+import { listPolicies, setPolicy, policySetSchema } from "@/lib/approvals";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** GET /api/v1/approval-policies: which decisions need a second person, per domain. */

@@ -1,5 +1,5 @@
-import { listApprovals } from "@/lib/actions/approval-decisions";
-import { approvalListQuerySchema } from "@/lib/approvals/schema";
+import { listApprovals } from "@/lib/actions";
+import { approvalListQuerySchema } from "@/lib/approvals";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 
 /** GET /api/v1/approvals?status=&reviewId=: the requests, and how many wait for the caller. */

@@ -1,6 +1,6 @@
 import { grantsOf } from "@/lib/access";
 import { apiRoute } from "@/lib/http/route";
-import { listAssignees } from "@/lib/users/assignees";
+import { listAssignees } from "@/lib/users";
 
 /** GET /api/v1/assignees (owner, support): the people a record can be assigned to. */
 export const GET = apiRoute("reviews.assign", async ({ actor }) =>

@@ -1,5 +1,4 @@
-import { listDecisions } from "@/lib/audit/list";
-import { auditListQuerySchema } from "@/lib/audit/schema";
+import { listDecisions, auditListQuerySchema } from "@/lib/audit";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 
 export const GET = apiRoute("audit.read", async ({ request }) => {

@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { notFound } from "@/lib/domain/refusal";
-import { createDomain, getDomainView, listDomains } from "@/lib/domains/manage";
-import { createDomainSchema } from "@/lib/domains/schema";
+import { createDomain, getDomainView, listDomains, createDomainSchema } from "@/lib/domains";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** GET /api/v1/domains (admin): every domain with its kinds, grants and working tokens. */

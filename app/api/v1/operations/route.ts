@@ -1,10 +1,13 @@
 import { grantsOf } from "@/lib/access";
 import { operationResponse } from "@/lib/http/operation-routes";
 import { apiRoute, parseJsonBody, parseQuery } from "@/lib/http/route";
-import { operationApprovalGate } from "@/lib/actions/approval-gates";
-import { createOrHoldOperation } from "@/lib/operations/create";
-import { createOperationSchema, operationListQuerySchema } from "@/lib/operations/schema";
-import { listOperations } from "@/lib/operations/view";
+import { operationApprovalGate } from "@/lib/actions";
+import {
+  createOrHoldOperation,
+  createOperationSchema,
+  operationListQuerySchema,
+  listOperations,
+} from "@/lib/operations";
 
 /** GET /api/v1/operations: newest first, keyset pagination. */
 export const GET = apiRoute("operations.read", async ({ request, actor }) => {

@@ -1,6 +1,6 @@
 import { grantsOf } from "@/lib/access";
 import { apiRoute, parseQuery } from "@/lib/http/route";
-import { overview, overviewQuerySchema } from "@/lib/overview/overview";
+import { overview, overviewQuerySchema } from "@/lib/overview";
 
 // Everyone who may read the queue may read its overview (owner, support, auditor, admin), over
 // the records of their domains (ADR 0030).

@@ -1,9 +1,7 @@
 import { changeActorOf } from "@/lib/access";
 import { linkAnswer, personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { inviteUser } from "@/lib/users/invite-user";
-import { listUsers } from "@/lib/users/list-users";
-import { inviteSchema } from "@/lib/users/people-schema";
+import { inviteUser, listUsers, inviteSchema } from "@/lib/users";
 
 /** GET /api/v1/people (admin): everyone who signs in, by email. */
 export const GET = apiRoute("users.manage", async () => Response.json({ people: await listUsers() }));

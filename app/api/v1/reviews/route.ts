@@ -1,9 +1,7 @@
 import { grantsOf, recordScope } from "@/lib/access";
 import { apiRoute, parseQuery } from "@/lib/http/route";
-import { assigneeIdOf } from "@/lib/reviews/assignee-filter";
+import { assigneeIdOf, listReviews, reviewListQuerySchema } from "@/lib/reviews";
 import { reportReview } from "@/lib/http/intake-routes";
-import { listReviews } from "@/lib/reviews/list";
-import { reviewListQuerySchema } from "@/lib/reviews/schema";
 
 export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
   const { assignee, ...query } = parseQuery(request, reviewListQuerySchema);

@@ -1,8 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { issueToken } from "@/lib/tokens/issue-token";
-import { getTokenView, listTokens } from "@/lib/tokens/list-tokens";
-import { createTokenSchema } from "@/lib/tokens/token-schema";
+import { issueToken, getTokenView, listTokens, createTokenSchema } from "@/lib/tokens";
 
 /** GET /api/v1/tokens (admin): every API token, working ones first; never the tokens themselves. */
 export const GET = apiRoute("users.manage", async () => Response.json({ tokens: await listTokens() }));

@@ -1,7 +1,6 @@
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { personOf } from "@/lib/users/preferences";
-import { createViewSchema } from "@/lib/views/schema";
-import { createView, listViews } from "@/lib/views/store";
+import { personOf } from "@/lib/users";
+import { createViewSchema, createView, listViews } from "@/lib/views";
 
 /** GET /api/v1/views: the caller's saved views of the queue, and the team's shared ones. */
 export const GET = apiRoute("views.own", async ({ actor }) => Response.json({ views: await listViews(actor) }));

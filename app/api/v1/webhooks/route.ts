@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { webhookDefinitionSchema } from "@/lib/notifications/endpoint-schema";
-import { addWebhook, listWebhooks } from "@/lib/notifications/endpoints";
+import { webhookDefinitionSchema, addWebhook, listWebhooks } from "@/lib/notifications";
 
 /** GET /api/v1/webhooks (admin): every webhook endpoint with its deliveries' counts; never a secret. */
 export const GET = apiRoute("users.manage", async () => Response.json({ webhooks: await listWebhooks() }));

@@ -1,5 +1,4 @@
-import { listPolicies, removePolicy } from "@/lib/approvals/policies";
-import { policyRemoveSchema } from "@/lib/approvals/schema";
+import { listPolicies, removePolicy, policyRemoveSchema } from "@/lib/approvals";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** POST /api/v1/approval-policies/remove: removes one policy; requests already waiting stay. */

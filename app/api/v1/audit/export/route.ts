@@ -1,5 +1,4 @@
-import { exportDecisions } from "@/lib/audit/export";
-import { auditExportQuerySchema } from "@/lib/audit/schema";
+import { exportDecisions, auditExportQuerySchema } from "@/lib/audit";
 import { apiRoute, parseQuery } from "@/lib/http/route";
 
 export const GET = apiRoute("audit.read", async ({ request }) => {

@@ -1,4 +1,4 @@
-import { verifyDecisionLog } from "@/lib/audit/verify";
+import { verifyDecisionLog } from "@/lib/audit";
 import { databaseUrl } from "@/lib/config";
 import { apiRoute } from "@/lib/http/route";
 

@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { notFound } from "@/lib/domain/refusal";
-import { getDomainView, removeDomain, updateDomain } from "@/lib/domains/manage";
-import { removeDomainSchema, updateDomainSchema } from "@/lib/domains/schema";
+import { getDomainView, removeDomain, updateDomain, removeDomainSchema, updateDomainSchema } from "@/lib/domains";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** PUT /api/v1/domains/{name} {kinds?, description?, reason} (admin): replaces its kinds and/or description. */

@@ -1,6 +1,5 @@
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { preferencesSchema } from "@/lib/users/people-schema";
-import { personOf, preferencesOf, setPreferences } from "@/lib/users/preferences";
+import { preferencesSchema, personOf, preferencesOf, setPreferences } from "@/lib/users";
 
 /** GET /api/v1/me/preferences: the signed-in person's settings. */
 export const GET = apiRoute("preferences.own", async ({ actor }) =>

@@ -1,6 +1,5 @@
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { claimReplays } from "@/lib/replays/claim";
-import { claimSchema } from "@/lib/replays/schema";
+import { claimReplays, claimSchema } from "@/lib/replays";
 
 export const POST = apiRoute("replays.claim", async ({ request, actor }) => {
   const { data } = await parseJsonBody(request, claimSchema);

@@ -1,6 +1,5 @@
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { renewClaims } from "@/lib/replays/claim";
-import { renewSchema } from "@/lib/replays/schema";
+import { renewClaims, renewSchema } from "@/lib/replays";
 
 export const POST = apiRoute("replays.claim", async ({ request, actor }) => {
   const { data } = await parseJsonBody(request, renewSchema);

@@ -3,8 +3,8 @@ import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { detailResponse } from "@/lib/http/review-responses";
 import { apiRoute } from "@/lib/http/route";
-import { archivedRecordRefusal } from "@/lib/retention/finished-lookup";
-import { getReview } from "@/lib/actions/detail";
+import { archivedRecordRefusal } from "@/lib/retention";
+import { getReview } from "@/lib/actions";
 
 export const GET = apiRoute<{ id: string }>("reviews.read", async ({ params, actor }) => {
   const grants = grantsOf(actor);

@@ -1,8 +1,6 @@
 import { grantsOf, recordScope } from "@/lib/access";
 import { apiRoute, parseQuery } from "@/lib/http/route";
-import { assigneeIdOf } from "@/lib/reviews/assignee-filter";
-import { countReviews } from "@/lib/reviews/list";
-import { reviewCountQuerySchema } from "@/lib/reviews/schema";
+import { assigneeIdOf, countReviews, reviewCountQuerySchema } from "@/lib/reviews";
 
 /** GET /api/v1/reviews/count: how many records the list's filters select (capped unless `exact=true`). */
 export const GET = apiRoute("reviews.read", async ({ request, actor }) => {

@@ -1,6 +1,6 @@
 import { grantsOf, recordScope } from "@/lib/access";
 import { apiRoute, parseQuery } from "@/lib/http/route";
-import { groupsQuerySchema, reviewGroups } from "@/lib/reviews/groups";
+import { groupsQuerySchema, reviewGroups } from "@/lib/reviews";
 
 export const GET = apiRoute("reviews.read", async ({ request, actor }) => {
   const query = parseQuery(request, groupsQuerySchema);

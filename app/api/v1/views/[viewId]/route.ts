@@ -1,7 +1,6 @@
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { personOf } from "@/lib/users/preferences";
-import { updateViewSchema } from "@/lib/views/schema";
-import { deleteView, updateView } from "@/lib/views/store";
+import { personOf } from "@/lib/users";
+import { updateViewSchema, deleteView, updateView } from "@/lib/views";
 
 type Params = { viewId: string };
 

@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { webhookDefinitionSchema } from "@/lib/notifications/endpoint-schema";
-import { changeWebhook } from "@/lib/notifications/endpoints";
+import { webhookDefinitionSchema, changeWebhook } from "@/lib/notifications";
 
 /**
  * PUT /api/v1/webhooks/{webhookId} {url, domain?, events?, format?, openAbove?,

@@ -1,5 +1,5 @@
-import { approveRequest } from "@/lib/actions/approval-decisions";
-import { approvalAnswerSchema } from "@/lib/approvals/schema";
+import { approveRequest } from "@/lib/actions";
+import { approvalAnswerSchema } from "@/lib/approvals";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** POST /api/v1/approvals/{approvalId}/approve: runs the stored decision, once. */

@@ -1,5 +1,5 @@
-import { rejectRequest } from "@/lib/actions/approval-decisions";
-import { approvalAnswerSchema } from "@/lib/approvals/schema";
+import { rejectRequest } from "@/lib/actions";
+import { approvalAnswerSchema } from "@/lib/approvals";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** POST /api/v1/approvals/{approvalId}/reject: nothing but the request changes. */

@@ -1,5 +1,4 @@
-import { approvalAnswerSchema } from "@/lib/approvals/schema";
-import { withdrawOwnRequest } from "@/lib/approvals/withdraw-own";
+import { approvalAnswerSchema, withdrawOwnRequest } from "@/lib/approvals";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 
 /** POST /api/v1/approvals/{approvalId}/withdraw: the requester takes back their pending request. */

@@ -1,7 +1,7 @@
-import { listDecisions } from "@/lib/audit/list";
+import { listDecisions } from "@/lib/audit";
 import { operationIdOf, requireOperation } from "@/lib/http/operation-routes";
 import { apiRoute, parseQuery } from "@/lib/http/route";
-import { operationLogQuerySchema } from "@/lib/operations/schema";
+import { operationLogQuerySchema } from "@/lib/operations";
 
 /** GET /api/v1/operations/{id}/log: the decision-log entries of the operation, newest first. */
 export const GET = apiRoute<{ operationId: string }>("audit.read", async ({ request, params, actor }) => {

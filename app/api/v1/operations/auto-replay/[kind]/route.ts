@@ -1,7 +1,7 @@
 import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { setAutoReplay } from "@/lib/actions/auto-replay";
-import { autoReplaySwitchSchema } from "@/lib/operations/schema";
+import { setAutoReplay } from "@/lib/actions";
+import { autoReplaySwitchSchema } from "@/lib/operations";
 
 const noNul = (s: string) => !s.includes("\u0000");
 

@@ -1,8 +1,7 @@
 import { changeActorOf } from "@/lib/access";
 import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { disableUser } from "@/lib/users/disable-user";
-import { reasonOnlySchema } from "@/lib/users/people-schema";
+import { disableUser, reasonOnlySchema } from "@/lib/users";
 
 /** POST /api/v1/people/{userId}/disable {reason} (admin): no more sign-ins; their sessions end now. */
 export const POST = apiRoute<{ userId: string }>("users.manage", async ({ request, actor, params }) => {

@@ -1,8 +1,7 @@
 import { changeActorOf } from "@/lib/access";
 import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { enableUser } from "@/lib/users/enable-user";
-import { reasonOnlySchema } from "@/lib/users/people-schema";
+import { enableUser, reasonOnlySchema } from "@/lib/users";
 
 /** POST /api/v1/people/{userId}/enable {reason} (admin): they may sign in again. */
 export const POST = apiRoute<{ userId: string }>("users.manage", async ({ request, actor, params }) => {

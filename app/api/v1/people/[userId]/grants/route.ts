@@ -1,11 +1,10 @@
 import { changeActorOf } from "@/lib/access";
 import { notFound } from "@/lib/domain/refusal";
 import { isUuid } from "@/lib/domain/ids";
-import { grantRequestSchema } from "@/lib/domains/schema";
+import { grantRequestSchema } from "@/lib/domains";
 import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { getUserView } from "@/lib/users/list-users";
-import { grantRole, revokeRole } from "@/lib/users/role-grants";
+import { getUserView, grantRole, revokeRole } from "@/lib/users";
 
 /** GET /api/v1/people/{userId}/grants (admin): the person's grants, global first. */
 export const GET = apiRoute<{ userId: string }>("users.manage", async ({ params }) => {

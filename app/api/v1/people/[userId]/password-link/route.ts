@@ -1,8 +1,7 @@
 import { changeActorOf } from "@/lib/access";
 import { linkAnswer, personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { reasonOnlySchema } from "@/lib/users/people-schema";
-import { resetPassword } from "@/lib/users/reset-password";
+import { reasonOnlySchema, resetPassword } from "@/lib/users";
 
 /**
  * POST /api/v1/people/{userId}/password-link {reason} (admin): resets the password (the old one

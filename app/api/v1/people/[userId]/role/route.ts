@@ -1,8 +1,7 @@
 import { changeActorOf } from "@/lib/access";
 import { personAnswer } from "@/lib/http/people-routes";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { setRoleSchema } from "@/lib/users/people-schema";
-import { setUserRole } from "@/lib/users/set-user-role";
+import { setRoleSchema, setUserRole } from "@/lib/users";
 
 /** POST /api/v1/people/{userId}/role {role, reason} (admin): another role; their sessions end now. */
 export const POST = apiRoute<{ userId: string }>("users.manage", async ({ request, actor, params }) => {

@@ -1,8 +1,7 @@
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { reportReplayOutcome } from "@/lib/replays/outcome";
-import { outcomeSchema } from "@/lib/replays/schema";
+import { reportReplayOutcome, outcomeSchema } from "@/lib/replays";
 
 export const POST = apiRoute<{ replayId: string }>("replays.claim", async ({ request, actor, params }) => {
   const { data } = await parseJsonBody(request, outcomeSchema);

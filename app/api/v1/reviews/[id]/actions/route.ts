@@ -1,12 +1,10 @@
 import { grantsOf } from "@/lib/access";
-import { recordApprovalGate } from "@/lib/actions/approval-gates";
+import { recordApprovalGate, performAction, getReview } from "@/lib/actions";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound, Refusal } from "@/lib/domain/refusal";
 import { detailResponse, withFreshRecord } from "@/lib/http/review-responses";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { actionRequestSchema } from "@/lib/reviews/action-rules";
-import { performAction } from "@/lib/actions/perform-action";
-import { getReview } from "@/lib/actions/detail";
+import { actionRequestSchema } from "@/lib/reviews";
 
 /**
  * POST /api/v1/reviews/{id}/actions: one action, answered with the record as it now is; or, when

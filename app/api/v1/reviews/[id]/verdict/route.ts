@@ -1,7 +1,7 @@
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { apiRoute, jsonAnswer, parseJsonBody } from "@/lib/http/route";
-import { recordVerdict, verdictRequestSchema } from "@/lib/actions/verdict";
+import { recordVerdict, verdictRequestSchema } from "@/lib/actions";
 
 /**
  * POST /api/v1/reviews/{id}/verdict: what the contract would say if this record's replay (or a

@@ -2,9 +2,7 @@ import { changeActorOf } from "@/lib/access";
 import { isUuid } from "@/lib/domain/ids";
 import { notFound } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { getTokenView } from "@/lib/tokens/list-tokens";
-import { revokeToken } from "@/lib/tokens/revoke-token";
-import { revokeTokenSchema } from "@/lib/tokens/token-schema";
+import { getTokenView, revokeToken, revokeTokenSchema } from "@/lib/tokens";
 
 /** POST /api/v1/tokens/{tokenId}/revoke {reason} (admin): the token is a 401 from now on. */
 export const POST = apiRoute<{ tokenId: string }>("users.manage", async ({ request, actor, params }) => {

@@ -1,7 +1,5 @@
 import { apiRoute, parseQuery } from "@/lib/http/route";
-import { listDeliveries } from "@/lib/notifications/deliveries";
-import { deliveriesQuerySchema } from "@/lib/notifications/endpoint-schema";
-import { existingWebhook } from "@/lib/notifications/endpoints";
+import { listDeliveries, deliveriesQuerySchema, existingWebhook } from "@/lib/notifications";
 
 /** GET /api/v1/webhooks/{webhookId}/deliveries?state&limit (admin): newest first, each with its attempts. */
 export const GET = apiRoute<{ webhookId: string }>("users.manage", async ({ request, params }) => {

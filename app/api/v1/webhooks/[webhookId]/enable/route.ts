@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { webhookReasonSchema } from "@/lib/notifications/endpoint-schema";
-import { setWebhookEnabled } from "@/lib/notifications/endpoints";
+import { webhookReasonSchema, setWebhookEnabled } from "@/lib/notifications";
 
 /** POST /api/v1/webhooks/{webhookId}/enable {reason} (admin): its waiting deliveries are sent, new events queued again. */
 export const POST = apiRoute<{ webhookId: string }>("users.manage", async ({ request, actor, params }) => {

@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { webhookReasonSchema } from "@/lib/notifications/endpoint-schema";
-import { removeWebhook } from "@/lib/notifications/endpoints";
+import { webhookReasonSchema, removeWebhook } from "@/lib/notifications";
 
 /** POST /api/v1/webhooks/{webhookId}/remove {reason} (admin): the endpoint and its deliveries go. */
 export const POST = apiRoute<{ webhookId: string }>("users.manage", async ({ request, actor, params }) => {

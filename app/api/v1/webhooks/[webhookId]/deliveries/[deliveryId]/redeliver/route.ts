@@ -1,7 +1,6 @@
 import { changeActorOf } from "@/lib/access";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
-import { redeliver } from "@/lib/notifications/deliveries";
-import { webhookReasonSchema } from "@/lib/notifications/endpoint-schema";
+import { redeliver, webhookReasonSchema } from "@/lib/notifications";
 
 /**
  * POST /api/v1/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver {reason} (admin): a failed
