@@ -189,6 +189,8 @@ test("the first row is a few Tab presses from the top of the page", async ({ pag
   // With the skip link: Tab to "Skip to the records", Enter, and the row has focus.
   await page.goto(`/reviews?kind=tabs.${tag}`);
   await expect(firstLink).toBeVisible();
+  // The counts first: their summary may hold a link, which comes before the skip link.
+  await expect(page.getByText(/\d+ records in total/)).toBeVisible();
   const skip = page.getByRole("link", { name: "Skip to the records" });
   let toSkip = 0;
   while (toSkip < 60) {
@@ -197,7 +199,10 @@ test("the first row is a few Tab presses from the top of the page", async ({ pag
     if (await skip.evaluate((el) => el === document.activeElement)) break;
   }
   test.info().annotations.push({ type: "tab presses to the skip link", description: String(toSkip) });
-  expect(toSkip).toBeLessThanOrEqual(12);
+  // The summary's "N replays scheduled" counts the whole queue, so another test's scheduled replay
+  // puts one more stop before the skip link: allowed for, not counted against it.
+  const scheduledLink = await page.getByRole("link", { name: /replays? scheduled$/ }).count();
+  expect(toSkip).toBeLessThanOrEqual(12 + scheduledLink);
 
   // Enter on it moves focus to the first row.
   await page.keyboard.press("Enter");
