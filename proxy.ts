@@ -3,7 +3,7 @@ import { type NextRequest, NextResponse } from "next/server";
 // eslint-disable-next-line no-restricted-imports
 import { loginPath } from "@/lib/auth/next-path";
 import { consoleIsHttps } from "@/lib/config/https";
-import { undecodablePath } from "@/lib/http/app-routes";
+import { undecodablePath } from "@/lib/http/route-match";
 import { API_POLICY, baseSecurityHeaders, newNonce, pagePolicy } from "@/lib/http/security-headers";
 
 // Runs for every request but Next's static assets (see `config`): it gives each answer its

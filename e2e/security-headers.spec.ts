@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import type { APIRequestContext, APIResponse, Page } from "@playwright/test";
-import { APP_ROUTES } from "../lib/http/app-routes";
+import { APP_ROUTES } from "../lib/http/app-routes.generated";
 import { API_POLICY } from "../lib/http/security-headers";
 import { expect, type TestServer, test } from "./fixtures";
 

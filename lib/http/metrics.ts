@@ -1,4 +1,4 @@
-import { APP_ROUTES } from "@/lib/http/app-routes";
+import { APP_ROUTES } from "@/lib/http/route-match";
 import { processMetrics } from "@/lib/metrics/process";
 
 const KNOWN_ROUTES = new Set<string>(APP_ROUTES);

@@ -4,12 +4,12 @@ import { authenticate, refuseCrossSite } from "@/lib/auth";
 import type { Permission } from "@/lib/access/client";
 import { log } from "@/lib/log";
 import { UndocumentedAnswer } from "@/lib/http/documented-status";
+import type { ApiOperation } from "@/lib/openapi/operation";
 import { isDatabaseUnavailable } from "@/lib/db/unavailable";
 import { isUuid } from "@/lib/domain/ids";
 import { Refusal } from "@/lib/domain/refusal";
 import { recordForbidden, refusedRequest } from "@/lib/audit";
 import { answered } from "./answered";
-import { matchRoute } from "./app-routes";
 import { readJsonBody } from "./body";
 import { validationError } from "./errors";
 import { databaseUnavailableResponse, internalErrorResponse, refusalResponse } from "./refusal-response";
@@ -21,16 +21,6 @@ export interface RouteContext<P> {
   params: P;
   /** The route as a pattern, `POST /api/v1/reviews/[id]/actions`: what refusals are grouped by. */
   route: string;
-}
-
-/**
- * `METHOD /route` (`POST /api/v1/reviews/[id]/actions`): refusals are grouped by route, so varying
- * an id in the path cannot open a new window each time (lib/audit/refusal-log.ts). A path no
- * route of app/ takes (a handler called directly) stands for itself.
- */
-export function routePattern(request: Request): string {
-  const { pathname } = new URL(request.url);
-  return `${request.method.toUpperCase()} ${matchRoute(pathname) ?? pathname}`;
 }
 
 /**
@@ -60,54 +50,81 @@ export function toResponse(answer: Answer): Response {
   return isJsonAnswer(answer) ? Response.json(answer.body, { status: answer.status }) : answer;
 }
 
+/** An operation of the API that apiRoute serves: one whose callers need a permission. */
+export type RouteDefinition = ApiOperation & { access: { kind: "permission" } };
+
+/** What a route handler carries besides itself: the operations it serves, for the OpenAPI document. */
+export interface Documented {
+  readonly definitions: readonly ApiOperation[];
+}
+
 /** A route handler as Next calls it, and `answer`, the same without the Response at the end. */
-export type ApiHandler<P> = ((request: Request, context?: { params?: Promise<P> }) => Promise<Response>) & {
-  answer: (request: Request, context?: { params?: Promise<P> }) => Promise<Answer>;
-};
+export type ApiHandler<P> = ((request: Request, context?: { params?: Promise<P> }) => Promise<Response>) &
+  Documented & {
+    answer: (request: Request, context?: { params?: Promise<P> }) => Promise<Answer>;
+  };
 
 /**
- * Every API handler has the same shape: authenticate, authorize, then run. Expected refusals
+ * A handler that is not apiRoute's (public ones, Better Auth's catch-all) with the operations it
+ * serves, so the OpenAPI document finds them where it finds every other route's.
+ */
+export function documented<H extends object>(
+  definitions: ApiOperation | readonly ApiOperation[],
+  handler: H,
+): H & Documented {
+  return Object.assign(handler, {
+    definitions: Array.isArray(definitions) ? definitions : [definitions as ApiOperation],
+  });
+}
+
+/**
+ * Every API handler has the same shape: authenticate, authorize, then run. The route's definition
+ * (method, path, permission, schemas, answers) is the first argument: the OpenAPI document is
+ * built from the definitions the handlers carry, so it cannot name another permission or answer. Expected refusals
  * are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
  * authorization, here and nowhere else); a database that does not answer is a 503 with
  * Retry-After; anything else is logged and answered with a bare 500.
- * An answer the OpenAPI document does not give (outside production only) is thrown, not
- * answered: a 500 would hide which route and status are missing from it.
+ * An answer its definition does not give (outside production only) is thrown, not answered: a
+ * 500 would hide which status is missing from it.
  */
 export function apiRoute<P = Record<string, never>>(
-  permission: Permission,
+  definition: RouteDefinition,
   handler: (context: RouteContext<P>) => Promise<Answer>,
 ): ApiHandler<P> {
+  const permission: Permission = definition.access.permission;
+  // Refusals are grouped by route, so varying an id in the path cannot open a new window each
+  // time (lib/audit/refusal-log.ts).
+  const route = `${definition.method} ${definition.route}`;
   const answer = async (request: Request, context?: { params?: Promise<P> }): Promise<Answer> => {
     const started = performance.now();
     let actor: Actor | undefined;
-    const route = routePattern(request);
     try {
       actor = await authenticate(request);
       refuseCrossSite(actor, request);
       const params = ((await context?.params) ?? {}) as P;
       const id = (params as { id?: unknown }).id;
       authorize(actor, permission, typeof id === "string" && isUuid(id) ? id : undefined);
-      return answered(route, started, await handler({ request, actor, params, route }));
+      return answered(definition, started, await handler({ request, actor, params, route }));
     } catch (error) {
       if (error instanceof UndocumentedAnswer) throw error;
       try {
         if (!(error instanceof Refusal)) throw error;
         if (actor) await recordForbidden(error, refusedRequest(request, actor, route));
-        return answered(route, started, refusalResponse(error));
+        return answered(definition, started, refusalResponse(error));
       } catch (failure) {
         if (failure instanceof UndocumentedAnswer) throw failure;
         if (isDatabaseUnavailable(failure)) {
           log.warn({ err: failure, method: request.method, url: request.url }, "the database does not answer");
-          return answered(route, started, databaseUnavailableResponse());
+          return answered(definition, started, databaseUnavailableResponse());
         }
         log.error({ err: failure, method: request.method, url: request.url }, "request failed");
-        return answered(route, started, internalErrorResponse());
+        return answered(definition, started, internalErrorResponse());
       }
     }
   };
   const respond = async (request: Request, context?: { params?: Promise<P> }) =>
     toResponse(await answer(request, context));
-  return Object.assign(respond, { answer });
+  return Object.assign(respond, { answer, definitions: [definition] });
 }
 
 /**

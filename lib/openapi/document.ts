@@ -4,10 +4,26 @@ import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObj
 import packageJson from "@/package.json" with { type: "json" };
 import { PERMISSIONS } from "@/lib/access/client";
 import { type ApiOperation, accessText, documentedAnswers, openApiPath } from "./operation";
-import { API_OPERATIONS, TAGS } from "./operations";
 
-// The OpenAPI 3.1 document, built by zod-openapi from the operation table (./operations.ts),
-// whose schemas are the ones the handlers validate with. Served by app/api/openapi.json.
+// The OpenAPI 3.1 document, built by zod-openapi from the definitions the route handlers carry
+// (apiRoute's first argument, or `documented`'s): their schemas are the ones the handlers
+// validate with. Served by app/api/openapi.json; the route modules come from the generated list
+// app/api/route-modules.generated.ts.
+
+/** A route module as the generated list holds it: its exports, some of them handlers. */
+export type RouteModules = readonly { route: string; module: Record<string, unknown> }[];
+
+const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** Every operation the route modules' handlers serve, in the order of the list. */
+export function routeDefinitions(modules: RouteModules): ApiOperation[] {
+  return modules.flatMap(({ module }) =>
+    HTTP_METHODS.flatMap((method) => {
+      const handler = module[method] as { definitions?: readonly ApiOperation[] } | undefined;
+      return handler?.definitions ?? [];
+    }),
+  );
+}
 
 export const BEARER_SCHEME = "bearerToken";
 export const COOKIE_SCHEME = "sessionCookie";
@@ -71,9 +87,26 @@ function operationObject(operation: ApiOperation): ZodOpenApiOperationObject {
   };
 }
 
-export function buildOpenApiDocument() {
+const TAGS = [
+  { name: "Review records", description: "What consumers report, and what people do with it." },
+  { name: "Replays", description: "How consumers take replays and report their outcomes." },
+  { name: "Decision log", description: "The append-only, hash-chained log of every decision." },
+  {
+    name: "Operations",
+    description: "Bulk operations and the automatic replay of ready records (docs/operations.md).",
+  },
+  { name: "People and tokens", description: "Who signs in and which programs hold tokens (admin)." },
+  { name: "Domains", description: "Domains of message kinds and the roles granted in them (admin, ADR 0029)." },
+  { name: "Notifications", description: "Outgoing webhooks and their deliveries (admin)." },
+  { name: "Saved views", description: "Filters and sorts of the queue kept under a name, one's own or shared." },
+  { name: "Approvals", description: "Decisions that wait for a second person, and the policies that say which." },
+  { name: "Sign-in", description: "Better Auth's endpoints the console serves under /api/auth." },
+  { name: "Service", description: "Health, metrics and this document." },
+];
+
+export function buildOpenApiDocument(modules: RouteModules) {
   const paths: ZodOpenApiPathsObject = {};
-  for (const operation of API_OPERATIONS) {
+  for (const operation of routeDefinitions(modules)) {
     const path = operation.path ?? openApiPath(operation.route);
     const item = (paths[path] ??= {});
     const method = operation.method.toLowerCase() as "get" | "post" | "put" | "patch" | "delete";
@@ -118,9 +151,9 @@ export type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 let served: { text: string; etag: string } | undefined;
 
 /** The document as served: built once per process (it changes only with the code), and its ETag. */
-export function servedDocument(): { text: string; etag: string } {
+export function servedDocument(modules: RouteModules): { text: string; etag: string } {
   if (!served) {
-    const text = JSON.stringify(buildOpenApiDocument());
+    const text = JSON.stringify(buildOpenApiDocument(modules));
     served = { text, etag: `"${createHash("sha256").update(text).digest("base64url").slice(0, 32)}"` };
   }
   return served;

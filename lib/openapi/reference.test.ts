@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
 import { PERMISSIONS } from "@/lib/access/client";
-import { buildOpenApiDocument } from "./document";
+import { ROUTE_MODULES } from "@/app/api/route-modules.generated";
+import { buildOpenApiDocument, routeDefinitions } from "./document";
 import { openApiPath } from "./operation";
-import { API_OPERATIONS } from "./operations";
 import { type OpenApiDocumentLike, referenceModel, type SchemaSummary, summarizeSchema } from "./reference";
 
-const model = referenceModel(JSON.parse(JSON.stringify(buildOpenApiDocument())) as OpenApiDocumentLike);
+const API_OPERATIONS = routeDefinitions(ROUTE_MODULES);
+const model = referenceModel(JSON.parse(JSON.stringify(buildOpenApiDocument(ROUTE_MODULES))) as OpenApiDocumentLike);
 const operations = model.tags.flatMap((tag) => tag.operations.map((operation) => ({ tag: tag.name, operation })));
 
 /** Every schema reachable from `schema` without following references. */
@@ -76,7 +77,9 @@ describe("the API reference's model of the served document", () => {
 
   it("keeps the document's tag order and drops tags without operations", () => {
     expect(model.tags.map((t) => t.name)).toEqual(
-      (buildOpenApiDocument().tags ?? []).map((t) => t.name).filter((name) => operations.some((o) => o.tag === name)),
+      (buildOpenApiDocument(ROUTE_MODULES).tags ?? [])
+        .map((t) => t.name)
+        .filter((name) => operations.some((o) => o.tag === name)),
     );
   });
 });

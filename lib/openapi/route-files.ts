@@ -1,20 +1,18 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 
-// The route handlers of app/api as their files say them, for the tests that hold the OpenAPI
+// The route handlers of app/api as their files say them, for the test that holds the OpenAPI
 // document to the code (lib/openapi/document.test.ts): which methods each route exports, and
-// per method the permission and the schemas it validates with, by name and module. Read from
-// the text, so a new route, method or schema is seen without anyone registering it.
+// per method the schemas it validates with, by name and module. Read from the text, so a
+// handler that parses with another schema than its definition names is seen.
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 export interface HandlerFacts {
   method: string;
-  /** `apiRoute("reviews.read", ...)`'s permission; `controlRoute` uses CONTROL_PERMISSION. Null: no apiRoute. */
-  permission: string | null;
   /** `parseQuery(request, X)`: X and the module it is imported from. */
   query: SchemaRef | null;
-  /** `parseJsonBody(request, X)` or `controlRoute(X, ...)`. */
+  /** `parseJsonBody(request, X)` or `controlRoute({ ..., body: X }, ...)`. */
   body: SchemaRef | null;
 }
 
@@ -86,14 +84,12 @@ function schemaRef(name: string | undefined, imports: Map<string, string>): Sche
   return { name, module: imports.get(name) ?? "(defined in the route file)" };
 }
 
-export function handlerFacts(text: string, method: string, controlPermission: string): HandlerFacts {
+export function handlerFacts(text: string, method: string): HandlerFacts {
   const imports = importedNames(text);
   const handler = handlerText(text, method);
-  const control = /controlRoute\(\s*(\w+)/.exec(handler);
-  const permission = control ? controlPermission : (/apiRoute(?:<[^>]*>)?\(\s*"([\w.]+)"/.exec(handler)?.[1] ?? null);
+  const control = /controlRoute\(\s*\{[^}]*\bbody:\s*(\w+)/.exec(handler);
   return {
     method,
-    permission,
     query: schemaRef(/parseQuery\(\s*request\s*,\s*(\w+)/.exec(handler)?.[1], imports),
     body: schemaRef(control?.[1] ?? /parseJsonBody\(\s*request\s*,\s*(\w+)/.exec(handler)?.[1], imports),
   };
@@ -112,18 +108,9 @@ function sharedHandler(root: string, text: string, method: string): { text: stri
   return { text: moduleText, name: alias };
 }
 
-/** The permission controlRoute (lib/http/operation-routes.ts) passes to apiRoute. */
-export function controlRoutePermission(root: string): string {
-  const text = readFileSync(path.join(root, "lib/http/operation-routes.ts"), "utf8");
-  const match = /export function controlRoute[\s\S]*?apiRoute(?:<[^>]*>)?\(\s*"([\w.]+)"/.exec(text);
-  if (!match) throw new Error("controlRoute's permission not found in lib/http/operation-routes.ts");
-  return match[1]!;
-}
-
 /** Every route file of app/api with its handlers. */
 export function apiRouteFiles(root: string): RouteFile[] {
   const appDir = path.join(root, "app");
-  const controlPermission = controlRoutePermission(root);
   return walk(path.join(appDir, "api"))
     .sort()
     .map((file) => {
@@ -133,7 +120,7 @@ export function apiRouteFiles(root: string): RouteFile[] {
         route: `/${path.relative(appDir, path.dirname(file)).split(path.sep).join("/")}`,
         handlers: exportedMethods(text).map((method) => {
           const shared = sharedHandler(root, text, method);
-          const facts = handlerFacts(shared?.text ?? text, shared?.name ?? method, controlPermission);
+          const facts = handlerFacts(shared?.text ?? text, shared?.name ?? method);
           return { ...facts, method };
         }),
       };

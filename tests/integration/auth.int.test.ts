@@ -15,7 +15,7 @@ import { createUser } from "@/lib/users";
 import { createPerson, freshClientIp, signedIn, signIn } from "../support/auth";
 import { runCli } from "../support/cli";
 import { setupTestDatabase, withClient } from "../support/database";
-import { call, tokenFor } from "../support/http";
+import { call, testDefinition, tokenFor } from "../support/http";
 
 // requireUser/currentUser read the request through next/headers and end through
 // next/navigation; outside a Next request both are stand-ins that record what would happen.
@@ -407,7 +407,9 @@ describe("the login limit per email address", () => {
 
 describe("cookie-authenticated API requests: the cross-site rule (CSRF)", () => {
   // A handler of the usual shape that anyone signed in may call: shows what got through.
-  const whoAmI = apiRoute("reviews.read", async ({ actor }) => Response.json({ actor }));
+  const whoAmI = apiRoute(testDefinition("reviews.read", "/api/v1/whoami"), async ({ actor }) =>
+    Response.json({ actor }),
+  );
 
   // Another site's page made the person's browser send these: the refusal goes to the
   // application log only, never into the decision log under the person's name (ADR 0010).

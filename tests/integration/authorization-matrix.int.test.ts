@@ -4,7 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "@/lib/auth";
 import { ROLES, type Permission, type Role, type Grant, holdsPermission } from "@/lib/access/client";
 import { canIn } from "@/lib/access";
-import { API_OPERATIONS } from "@/lib/openapi/operations";
+import { routeDefinitions } from "@/lib/openapi/document";
+import { ROUTE_MODULES } from "@/app/api/route-modules.generated";
 import { type ApiOperation, documentedAnswers } from "@/lib/openapi/operation";
 import { createOperation } from "@/lib/operations";
 import { createPerson, signIn } from "../support/auth";
@@ -335,7 +336,7 @@ const PROBES: Record<string, Probe> = {
 };
 
 /** The API's own operations (Better Auth's sign-in routes have their own tests). */
-const OPERATIONS = API_OPERATIONS.filter((op) => !op.route.startsWith("/api/auth/"));
+const OPERATIONS = routeDefinitions(ROUTE_MODULES).filter((op) => !op.route.startsWith("/api/auth/"));
 const keyOf = (op: ApiOperation) => `${op.method} ${op.route}`;
 
 /** The answer the rules give (the table at the top). */

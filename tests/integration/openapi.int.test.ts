@@ -22,14 +22,17 @@ import { GET as people, POST as invite } from "@/app/api/v1/people/route";
 import { GET as tokens, POST as issueToken } from "@/app/api/v1/tokens/route";
 import { POST as revokeToken } from "@/app/api/v1/tokens/[tokenId]/revoke/route";
 import { GET as health } from "@/app/api/health/route";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute, type RouteDefinition } from "@/lib/http/route";
 import { UndocumentedAnswer } from "@/lib/http/documented-status";
 import { documentedAnswers } from "@/lib/openapi/operation";
-import { API_OPERATIONS } from "@/lib/openapi/operations";
+import { routeDefinitions } from "@/lib/openapi/document";
+import { ROUTE_MODULES } from "@/app/api/route-modules.generated";
 import { setupTestDatabase } from "../support/database";
 import { call, tokenFor } from "../support/http";
 
 setupTestDatabase();
+
+const API_OPERATIONS = routeDefinitions(ROUTE_MODULES);
 
 /**
  * The body matches the schema the OpenAPI document gives this operation and status: the
@@ -86,22 +89,21 @@ describe("GET /api/openapi.json", () => {
 });
 
 describe("undocumented answers", () => {
-  it("an answer of a status its operation does not document is thrown, naming route and status", async () => {
+  it("an answer of a status its definition does not document is thrown, naming route and status", async () => {
     const token = await tokenFor("auditor");
-    const teapot = apiRoute("reviews.read", async () => new Response(null, { status: 418 }));
-    await expect(call(teapot, { token, path: "/api/v1/reviews/stats" })).rejects.toThrow(
+    const stats = API_OPERATIONS.find((operation) => operation.operationId === "getReviewStats") as RouteDefinition;
+    const teapot = apiRoute(stats, async () => new Response(null, { status: 418 }));
+    await expect(call(teapot, { token })).rejects.toThrow(
       new UndocumentedAnswer(
-        "GET /api/v1/reviews/stats answered 418, which its OpenAPI operation does not document (lib/openapi/operations.ts)",
+        "GET /api/v1/reviews/stats answered 418, which its definition (its route.ts) does not document",
       ),
     );
     // Refusals go through the same check: a 404 the stats never give.
-    const notFound = apiRoute("reviews.read", async () => {
+    const notFound = apiRoute(stats, async () => {
       const { notFound: refusal } = await import("@/lib/domain/refusal");
       throw refusal("nothing");
     });
-    await expect(call(notFound, { token, path: "/api/v1/reviews/stats" })).rejects.toThrow(
-      /GET \/api\/v1\/reviews\/stats answered 404/,
-    );
+    await expect(call(notFound, { token })).rejects.toThrow(/GET \/api\/v1\/reviews\/stats answered 404/);
   });
 });
 

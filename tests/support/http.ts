@@ -1,7 +1,6 @@
-import { readdirSync } from "node:fs";
-import path from "node:path";
 import { createApiToken } from "@/lib/auth";
-import type { Role } from "@/lib/access/client";
+import type { Permission, Role } from "@/lib/access/client";
+import type { Documented, RouteDefinition } from "@/lib/http/route";
 
 // Route handlers type their own params; the tests pass whatever the route under test expects.
 type Handler = (request: Request, context: { params: Promise<any> }) => Promise<Response>;
@@ -10,37 +9,26 @@ export async function tokenFor(role: Role, name = `${role}-${Math.random().toStr
   return (await createApiToken(name, role)).token;
 }
 
-const APP_DIR = path.resolve(import.meta.dirname, "../../app");
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-
-function routeFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return routeFiles(full);
-    return /^route\.tsx?$/.test(entry.name) ? [full] : [];
-  });
+/**
+ * The method and route (`/api/v1/reviews/[id]`) a handler serves: the definition it carries
+ * (apiRoute's). Better Auth's catch-all is left out: one handler serves several operations.
+ */
+function routeOf(handler: Handler): { method: string; route: string } | undefined {
+  const definitions = (handler as Partial<Documented>).definitions;
+  return definitions?.length === 1 ? definitions[0] : undefined;
 }
 
-let handlerRoutes: Promise<Map<unknown, { method: string; route: string }>> | undefined;
-
-/**
- * The method and route (`/api/v1/reviews/[id]`) a handler of app/api serves, found by loading
- * every route module once (the same module instances the test imported). Better Auth's
- * catch-all is left out: one handler serves all its methods.
- */
-function routeOf(handler: Handler): Promise<{ method: string; route: string } | undefined> {
-  handlerRoutes ??= (async () => {
-    const routes = new Map<unknown, { method: string; route: string }>();
-    for (const file of routeFiles(path.join(APP_DIR, "api"))) {
-      const route = `/${path.relative(APP_DIR, path.dirname(file)).split(path.sep).join("/")}`;
-      if (route.includes("[...")) continue;
-      const exported = (await import(file)) as Record<string, unknown>;
-      for (const method of METHODS)
-        if (typeof exported[method] === "function") routes.set(exported[method], { method, route });
-    }
-    return routes;
-  })();
-  return handlerRoutes.then((routes) => routes.get(handler));
+/** A definition for a handler a test makes up (`/api/test/...`): it documents 200 and apiRoute's own answers. */
+export function testDefinition(permission: Permission, route = "/api/test/handler"): RouteDefinition {
+  return {
+    method: "GET",
+    route,
+    operationId: "testHandler",
+    summary: "A handler of a test",
+    tag: "Test",
+    access: { kind: "permission", permission },
+    answers: { 200: { description: "Whatever the test answers." } },
+  };
 }
 
 /**
@@ -54,8 +42,7 @@ function pathOf(route: string, params: Record<string, string>): string {
 /**
  * Calls a route handler the way Next does: a web Request plus a params promise. Without a
  * `path` (or `method`) the request goes to the handler's own route (and method), as in Next:
- * apiRoute names the route it answered for, and checks the answer against the OpenAPI document
- * (lib/http/documented-status.ts).
+ * apiRoute checks the answer against its definition (lib/http/documented-status.ts).
  */
 export async function call(
   handler: Handler,
@@ -74,7 +61,7 @@ export async function call(
   let body: string | undefined = options.rawBody;
   if (options.body !== undefined) body = JSON.stringify(options.body);
   if (body !== undefined && !headers.has("content-type")) headers.set("content-type", "application/json");
-  const served = await routeOf(handler);
+  const served = routeOf(handler);
   const requestPath = options.path ?? (served ? pathOf(served.route, options.params ?? {}) : "/");
   const request = new Request(`http://localhost${requestPath}`, {
     method: options.method ?? served?.method ?? (body === undefined ? "GET" : "POST"),

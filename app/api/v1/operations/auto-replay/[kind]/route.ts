@@ -1,3 +1,5 @@
+import * as responses from "@/lib/openapi/responses";
+import { kindParams, ok, error } from "@/lib/openapi/parts";
 import { invalidField } from "@/lib/domain/refusal";
 import { apiRoute, parseJsonBody } from "@/lib/http/route";
 import { setAutoReplay } from "@/lib/actions";
@@ -23,8 +25,21 @@ function kindParam(raw: string | undefined): string {
 }
 
 /** PUT /api/v1/operations/auto-replay/{kind} {enabled, reason} (owner): the kind's setting. */
-export const PUT = apiRoute<{ kind: string }>("reviews.resolve", async ({ request, actor, params }) => {
-  const kind = kindParam(params.kind);
-  const { data } = await parseJsonBody(request, autoReplaySwitchSchema);
-  return Response.json(await setAutoReplay(kind, data.enabled, data.reason, actor));
-});
+export const PUT = apiRoute<{ kind: string }>(
+  {
+    method: "PUT",
+    route: "/api/v1/operations/auto-replay/[kind]",
+    operationId: "setAutoReplay",
+    summary: "Turn automatic replay of a kind on or off",
+    tag: "Operations",
+    access: { kind: "permission", permission: "reviews.resolve" },
+    params: kindParams,
+    body: autoReplaySwitchSchema,
+    answers: { ...ok("The kind's setting as it now is.", responses.kindAutoReplaySchema), 404: error("No such kind.") },
+  },
+  async ({ request, actor, params }) => {
+    const kind = kindParam(params.kind);
+    const { data } = await parseJsonBody(request, autoReplaySwitchSchema);
+    return Response.json(await setAutoReplay(kind, data.enabled, data.reason, actor));
+  },
+);

@@ -1,82 +1,10 @@
-// The routes of app/ (pages and route handlers), for the two places that must know which route
-// a raw path is before Next has routed it: the proxy, which names the parameter of a path Next
-// cannot decode, and refusals, which are grouped by route (lib/audit/refusal-log.ts).
-// lib/http/app-routes.test.ts keeps the list equal to the files.
+// Which route of app/ (pages and route handlers) a raw path is, before Next has routed it: the
+// proxy names the parameter of a path Next cannot decode, the request metrics label by route.
+// The list is generated from the files (scripts/generate-routes.ts).
 
-export const APP_ROUTES = [
-  "/",
-  "/admin",
-  "/admin/webhooks",
-  "/api-reference",
-  "/approvals",
-  "/api/auth/[...all]",
-  "/api/health",
-  "/api/metrics",
-  "/api/openapi.json",
-  "/api/v1/approval-policies",
-  "/api/v1/approval-policies/remove",
-  "/api/v1/approvals",
-  "/api/v1/approvals/[approvalId]/approve",
-  "/api/v1/approvals/[approvalId]/reject",
-  "/api/v1/approvals/[approvalId]/withdraw",
-  "/api/v1/assignees",
-  "/api/v1/audit",
-  "/api/v1/audit/export",
-  "/api/v1/audit/verification",
-  "/api/v1/domains",
-  "/api/v1/domains/[name]",
-  "/api/v1/operations",
-  "/api/v1/operations/[operationId]",
-  "/api/v1/operations/[operationId]/abort",
-  "/api/v1/operations/[operationId]/confirm",
-  "/api/v1/operations/[operationId]/dry-run",
-  "/api/v1/operations/[operationId]/items",
-  "/api/v1/operations/[operationId]/log",
-  "/api/v1/operations/[operationId]/pause",
-  "/api/v1/operations/[operationId]/resume",
-  "/api/v1/operations/auto-replay",
-  "/api/v1/operations/auto-replay/[kind]",
-  "/api/v1/me/preferences",
-  "/api/v1/overview",
-  "/api/v1/people",
-  "/api/v1/people/[userId]/disable",
-  "/api/v1/people/[userId]/enable",
-  "/api/v1/people/[userId]/grants",
-  "/api/v1/people/[userId]/password-link",
-  "/api/v1/people/[userId]/role",
-  "/api/v1/replays/[replayId]/outcome",
-  "/api/v1/replays/claim",
-  "/api/v1/replays/renew",
-  "/api/v1/reviews",
-  "/api/v1/reviews/[id]",
-  "/api/v1/reviews/[id]/actions",
-  "/api/v1/reviews/[id]/verdict",
-  "/api/v1/reviews/batch",
-  "/api/v1/reviews/count",
-  "/api/v1/reviews/groups",
-  "/api/v1/reviews/stats",
-  "/api/v1/tokens",
-  "/api/v1/tokens/[tokenId]/revoke",
-  "/api/v1/views",
-  "/api/v1/views/[viewId]",
-  "/api/v1/webhooks",
-  "/api/v1/webhooks/[webhookId]",
-  "/api/v1/webhooks/[webhookId]/deliveries",
-  "/api/v1/webhooks/[webhookId]/deliveries/[deliveryId]/redeliver",
-  "/api/v1/webhooks/[webhookId]/disable",
-  "/api/v1/webhooks/[webhookId]/enable",
-  "/api/v1/webhooks/[webhookId]/remove",
-  "/api/v1/webhooks/[webhookId]/test",
-  "/audit",
-  "/login",
-  "/operations",
-  "/operations/[id]",
-  "/operations/new",
-  "/overview",
-  "/reviews",
-  "/reviews/[id]",
-  "/set-password",
-] as const;
+import { APP_ROUTES } from "./app-routes.generated";
+
+export { APP_ROUTES };
 
 const PARSED = APP_ROUTES.map((route) => ({ route, parts: route.split("/").filter(Boolean) }));
 
