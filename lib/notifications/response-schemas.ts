@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { DELIVERY_EVENT_TYPES, EVENT_TYPES, WEBHOOK_FORMATS } from "./events";
 
-// The answers of /api/v1/webhooks, for the OpenAPI document (lib/openapi/operations.ts); the
+// The answers of /api/v1/webhooks, for the OpenAPI document (the definitions in app/api/v1/webhooks); the
 // views the handlers and the console's page use are these schemas' types.
 
 export const webhookSchema = z

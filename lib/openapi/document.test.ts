@@ -5,7 +5,7 @@ import { ROUTE_MODULES } from "@/app/api/route-modules.generated";
 import { checkDocumentedStatus, UndocumentedAnswer } from "@/lib/http/documented-status";
 import { buildOpenApiDocument, queryObject, routeDefinitions } from "./document";
 import { type ApiOperation, documentedAnswers, openApiPath } from "./operation";
-import { apiRouteFiles, exportedMethods } from "./route-files";
+import { apiRouteFiles, exportedMethods } from "../../tests/support/route-files";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const routeFiles = apiRouteFiles(root);

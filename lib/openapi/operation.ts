@@ -2,7 +2,7 @@ import { z } from "zod";
 import { PERMISSIONS, type Permission } from "@/lib/access/client";
 import { errorBodySchema } from "./responses";
 
-// What one operation of the OpenAPI document says (lib/openapi/operations.ts lists them), and the
+// What one operation of the OpenAPI document says (each route.ts gives its own to apiRoute), and the
 // answers every operation of its sort has besides its own: apiRoute's 401, 403 and 500, the
 // 400 of any input, the 413 and 415 of a JSON body. The document and the check of every answer
 // (./documented-status.ts) both read documentedAnswers, so they cannot disagree.

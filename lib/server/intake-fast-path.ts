@@ -25,10 +25,9 @@ export interface FastRoute {
 }
 
 /** The paths answered here, exactly as Next matches them (no trailing slash, no other spelling). */
-const FAST_ROUTES = new Map<string, Handler>([
-  ["/api/v1/reviews", reportReview],
-  ["/api/v1/reviews/batch", reportReviewBatch],
-]);
+const FAST_ROUTES = new Map<string, Handler>(
+  [reportReview, reportReviewBatch].map((handler) => [handler.definitions[0]!.route, handler]),
+);
 
 /** The same test authenticate() applies: a Bearer credential decides who calls, not a cookie. */
 const BEARER = /^\s*Bearer(\s|$)/i;

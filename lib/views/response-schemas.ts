@@ -1,6 +1,6 @@
 import { z } from "zod";
 
-// The answers of /api/v1/views, for the OpenAPI document (lib/openapi/operations.ts); the view
+// The answers of /api/v1/views, for the OpenAPI document (the definitions in app/api/v1/views); the view
 // the handlers answer with and the console's navigation reads is this schema's type.
 
 export const savedViewSchema = z
