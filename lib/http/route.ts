@@ -80,8 +80,8 @@ export function documented<H extends object>(
 /**
  * Every API handler has the same shape: authenticate, authorize, then run. The route's definition
  * (method, path, permission, schemas, answers) is the first argument: the OpenAPI document is
- * built from the definitions the handlers carry, so it cannot name another permission or answer. Expected refusals
- * are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
+ * built from the definitions the handlers carry, so it cannot name another permission or answer.
+ * Expected refusals are Refusals, answered with their kind's status (a `forbidden` one recorded as a refused
  * authorization, here and nowhere else); a database that does not answer is a 503 with
  * Retry-After; anything else is logged and answered with a bare 500.
  * An answer its definition does not give (outside production only) is thrown, not answered: a

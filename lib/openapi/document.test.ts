@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { ROUTE_MODULES } from "@/app/api/route-modules.generated";
 import { checkDocumentedStatus, UndocumentedAnswer } from "@/lib/http/documented-status";
 import { buildOpenApiDocument, queryObject, routeDefinitions } from "./document";
-import { type ApiOperation, documentedAnswers, openApiPath } from "./operation";
+import { type ApiOperation, documentedAnswers, HTTP_METHODS, openApiPath } from "./operation";
 import { apiRouteFiles, exportedMethods } from "../../tests/support/route-files";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -87,7 +87,7 @@ describe("completeness: every route of app/api has its operations", () => {
   it("finds each route module's handlers with definitions of its own method and route", () => {
     expect(ROUTE_MODULES.map((entry) => entry.route).sort()).toEqual(routeFiles.map((file) => file.route).sort());
     for (const { route, module } of ROUTE_MODULES) {
-      for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      for (const method of HTTP_METHODS) {
         const handler = module[method] as { definitions?: readonly ApiOperation[] } | undefined;
         if (!handler) continue;
         // Better Auth's catch-all answers every method; only some of them serve an endpoint.

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { createDocument, type ZodOpenApiOperationObject, type ZodOpenApiPathsObject } from "zod-openapi";
 import packageJson from "@/package.json" with { type: "json" };
 import { PERMISSIONS } from "@/lib/access/client";
-import { type ApiOperation, accessText, documentedAnswers, openApiPath } from "./operation";
+import { type ApiOperation, accessText, documentedAnswers, HTTP_METHODS, openApiPath } from "./operation";
 
 // The OpenAPI 3.1 document, built by zod-openapi from the definitions the route handlers carry
 // (apiRoute's first argument, or `documented`'s): their schemas are the ones the handlers
@@ -12,8 +12,6 @@ import { type ApiOperation, accessText, documentedAnswers, openApiPath } from ".
 
 /** A route module as the generated list holds it: its exports, some of them handlers. */
 export type RouteModules = readonly { route: string; module: Record<string, unknown> }[];
-
-const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** Every operation the route modules' handlers serve, in the order of the list. */
 export function routeDefinitions(modules: RouteModules): ApiOperation[] {

@@ -7,7 +7,8 @@ import { errorBodySchema } from "./responses";
 // 400 of any input, the 413 and 415 of a JSON body. The document and the check of every answer
 // (./documented-status.ts) both read documentedAnswers, so they cannot disagree.
 
-export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 export type Access =
   /** Anyone, signed in or not. */

@@ -1,12 +1,11 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { HTTP_METHODS } from "@/lib/openapi/operation";
 
 // The route handlers of app/api as their files say them, for the test that holds the OpenAPI
 // document to the code (lib/openapi/document.test.ts): which methods each route exports, and
 // per method the schemas it validates with, by name and module. Read from the text, so a
 // handler that parses with another schema than its definition names is seen.
-
-export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
 export interface HandlerFacts {
   method: string;
